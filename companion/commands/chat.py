@@ -1,0 +1,98 @@
+"""`companion chat`: a terminal REPL on the same memory (reads piped stdin, Ctrl-C cancels a reply)."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from typing import Any, TextIO
+
+from companion.agent.turn import Agent, TurnStats
+from companion.errors import CompanionError
+from companion.llm.loader import load_backend
+from companion.runtime import open_home
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("chat", help="chat in the terminal (the same memory as the app)")
+    parser.add_argument("--model", metavar="PATH", help="GGUF file to use instead of the configured one")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    with open_home(args.home) as runtime:
+        out = sys.stdout
+        try:
+            backend = load_backend(runtime.settings.model, args.model)
+        except CompanionError as exc:
+            print(f"Cannot load the model: {exc}", file=sys.stderr)
+            return 2
+        try:
+            agent = Agent(runtime.home, backend, runtime.settings)
+            for warning in backend.info.warnings:
+                print(f"Warning: {warning}", file=sys.stderr)
+            print(f"Companion — {backend.info.name} on {backend.info.device}. /quit to exit, Ctrl-C stops a reply.", file=out)
+            agent.start()
+            return repl(agent, sys.stdin, out, interactive=sys.stdin.isatty())
+        finally:
+            backend.close()
+
+
+def _warm(agent: Agent) -> threading.Thread:
+    thread = threading.Thread(target=agent.prefill, name="prefill", daemon=True)
+    thread.start()
+    return thread
+
+
+def repl(agent: Agent, stdin: TextIO, out: TextIO, interactive: bool) -> int:
+    warm = _warm(agent)
+    while True:
+        try:
+            if interactive:
+                line = input("you> ")
+            else:
+                line = stdin.readline()
+                if not line:
+                    break
+        except EOFError:
+            break
+        except KeyboardInterrupt:
+            print("\n(type /quit to exit)", file=out)
+            continue
+        line = line.strip()
+        if not line:
+            continue
+        if line in ("/quit", "/exit"):
+            break
+        warm.join()
+        _one_turn(agent, line, out)
+        warm = _warm(agent)
+    warm.join(timeout=5)
+    return 0
+
+
+def _one_turn(agent: Agent, text: str, out: TextIO) -> None:
+    previous = None
+    in_main = threading.current_thread() is threading.main_thread()
+    if in_main:
+        previous = signal.signal(signal.SIGINT, lambda *_: agent.cancel())
+    try:
+        print("companion> ", end="", file=out, flush=True)
+        for event in agent.run_turn(text):
+            if event.kind == "delta":
+                print(event.text, end="", file=out, flush=True)
+            elif event.kind == "memory":
+                print(f"[memory] {event.text}", file=out, flush=True)
+                print("companion> ", end="", file=out, flush=True)
+            elif event.kind == "tool":
+                print(f"\n[tool] {event.text[:200]}", file=out, flush=True)
+            elif event.kind == "error":
+                print(f"\n[error] {event.text}", file=out, flush=True)
+            elif event.kind == "done":
+                stats: TurnStats = event.data["stats"]
+                suffix = " [stopped]" if stats.cancelled else ""
+                print(f"{suffix}\n", file=out, flush=True)
+    finally:
+        if in_main and previous is not None:
+            signal.signal(signal.SIGINT, previous)

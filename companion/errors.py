@@ -1,0 +1,101 @@
+"""The one error hierarchy: every failure a user can see is a CompanionError."""
+
+from __future__ import annotations
+
+
+class CompanionError(Exception):
+    """Base of all errors Companion raises on purpose; the message is for the user."""
+
+
+class AlreadyRunningError(CompanionError):
+    """Another Companion process holds this home folder."""
+
+
+class SchemaVersionError(CompanionError):
+    """A file on disk was written by a newer Companion."""
+
+
+class SettingsError(CompanionError):
+    """settings.toml cannot be read."""
+
+
+# --- storage ---------------------------------------------------------------
+
+
+class StorageError(CompanionError):
+    """Reading or writing the memory folder failed (disk full, permissions...)."""
+
+
+class InvalidMemoryFileError(CompanionError):
+    """A file name outside the whitelist of long-term files (or a path trick)."""
+
+
+class FrontmatterError(CompanionError):
+    """The YAML frontmatter of a long-term file does not parse."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+class ConflictError(CompanionError):
+    """A compare-and-swap write found the file changed since the writer read it."""
+
+
+class EditError(CompanionError):
+    """An edit operation could not be applied."""
+
+
+class NoMatchError(EditError):
+    """edit(): old_string occurs nowhere in the file."""
+
+
+class AmbiguousMatchError(EditError):
+    """edit(): old_string occurs more than once."""
+
+    def __init__(self, message: str, count: int) -> None:
+        super().__init__(message)
+        self.count = count
+
+
+class SectionNotFoundError(EditError):
+    """A `## Heading` named by the caller is not in the file."""
+
+
+class SensitiveDataError(CompanionError):
+    """Text that looks like a secret (password, card number...) was refused."""
+
+
+class HistoryError(CompanionError):
+    """A snapshot to restore does not exist."""
+
+
+# --- model -------------------------------------------------------------------
+
+
+class ModelError(CompanionError):
+    """The language model cannot be used."""
+
+
+class ModelNotFoundError(ModelError):
+    """The GGUF file does not exist."""
+
+
+class NotAGGUFError(ModelError):
+    """The file is not a GGUF model (wrong magic bytes or truncated)."""
+
+
+class UnsupportedModelError(ModelError):
+    """llama.cpp cannot load this model (architecture, version)."""
+
+
+class ModelMemoryError(ModelError):
+    """Not enough RAM/VRAM to load the model with these settings."""
+
+
+class GenerationError(ModelError):
+    """Generating a reply failed."""
+
+
+class ToolError(CompanionError):
+    """A memory tool call was malformed or refused; the message is shown to the model."""

@@ -1,0 +1,102 @@
+"""The backend interface: stream chat chunks, count tokens, cancel, describe the model."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Protocol, runtime_checkable
+
+Message = dict[str, Any]  # {"role": "system"|"user"|"assistant"|"tool", "content": str, ...}
+
+
+@dataclass
+class ToolCall:
+    name: str
+    arguments: dict[str, Any]
+    id: str = ""
+
+
+@dataclass
+class Chunk:
+    """A piece of a streamed reply: text, or (at the end) parsed tool calls and the stop reason."""
+
+    text: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    finish_reason: str | None = None
+
+
+@dataclass
+class GenerationOptions:
+    max_tokens: int = 512
+    temperature: float = 0.7
+    top_p: float = 0.95
+    stop: list[str] = field(default_factory=list)
+    tools: list[dict[str, Any]] | None = None
+    json_schema: dict[str, Any] | None = None  # constrain output to this JSON schema
+    seed: int | None = None
+
+
+@dataclass
+class ModelInfo:
+    name: str
+    path: str = ""
+    n_ctx: int = 4096
+    n_gpu_layers: int = 0
+    gpu_offload_supported: bool = False
+    device: str = "CPU"
+    chat_format: str = ""
+    has_chat_template: bool = True
+    supports_tools: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """What the agent and the sleep job need from a model."""
+
+    info: ModelInfo
+
+    def stream_chat(self, messages: list[Message], options: GenerationOptions) -> Iterator[Chunk]:
+        """Yield the reply as it is generated; stops early (finish_reason 'cancelled') after cancel()."""
+        ...
+
+    def count_tokens(self, text: str) -> int: ...
+
+    def cancel(self) -> None:
+        """Stop the generation in progress within one token (callable from any thread)."""
+        ...
+
+    def prefill(self, messages: list[Message]) -> None:
+        """Evaluate the prompt for `messages` now so a later call reuses it (may be a no-op)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class CancelFlag:
+    """Per-generation cancellation shared by the backends."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._lock = threading.Lock()
+
+    def reset(self) -> threading.Event:
+        with self._lock:
+            self._event = threading.Event()
+            return self._event
+
+    def set(self) -> None:
+        with self._lock:
+            self._event.set()
+
+
+def collect(chunks: Iterator[Chunk]) -> tuple[str, list[ToolCall], str | None]:
+    """Drain a stream into (text, tool calls, finish reason)."""
+    parts: list[str] = []
+    calls: list[ToolCall] = []
+    reason: str | None = None
+    for chunk in chunks:
+        parts.append(chunk.text)
+        calls.extend(chunk.tool_calls)
+        reason = chunk.finish_reason or reason
+    return "".join(parts), calls, reason

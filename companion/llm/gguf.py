@@ -1,0 +1,139 @@
+"""Read a GGUF file's header and metadata without loading its weights."""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from companion.errors import ModelNotFoundError, NotAGGUFError
+
+MAGIC = b"GGUF"
+_SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
+_STRING, _ARRAY = 8, 9
+_MAX_STRING = 64 * 1024 * 1024
+_FILE_TYPES = {
+    0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 7: "Q8_0", 8: "Q5_0", 9: "Q5_1", 10: "Q2_K", 11: "Q3_K_S",
+    12: "Q3_K_M", 13: "Q3_K_L", 14: "Q4_K_S", 15: "Q4_K_M", 16: "Q5_K_S", 17: "Q5_K_M", 18: "Q6_K",
+    19: "IQ2_XXS", 20: "IQ2_XS", 21: "Q2_K_S", 22: "IQ3_XS", 23: "IQ3_XXS", 24: "IQ1_S", 25: "IQ4_NL",
+    26: "IQ3_S", 27: "IQ3_M", 28: "IQ2_S", 29: "IQ2_M", 30: "IQ4_XS", 31: "IQ1_M", 32: "BF16",
+}
+
+
+@dataclass
+class GGUFInfo:
+    path: Path
+    version: int
+    tensor_count: int
+    file_size: int
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def architecture(self) -> str:
+        return str(self.metadata.get("general.architecture", "unknown"))
+
+    @property
+    def name(self) -> str:
+        return str(self.metadata.get("general.name") or self.path.stem)
+
+    @property
+    def context_length(self) -> int | None:
+        value = self.metadata.get(f"{self.architecture}.context_length")
+        return int(value) if isinstance(value, int) else None
+
+    @property
+    def chat_template(self) -> str | None:
+        value = self.metadata.get("tokenizer.chat_template")
+        return value if isinstance(value, str) and value.strip() else None
+
+    @property
+    def quantization(self) -> str:
+        file_type = self.metadata.get("general.file_type")
+        return _FILE_TYPES.get(file_type, f"type {file_type}") if isinstance(file_type, int) else "unknown"
+
+    @property
+    def block_count(self) -> int | None:
+        value = self.metadata.get(f"{self.architecture}.block_count")
+        return int(value) if isinstance(value, int) else None
+
+
+def check_gguf(path: Path) -> None:
+    """Raise ModelNotFoundError / NotAGGUFError before llama.cpp ever sees a bad file."""
+    if not path.exists():
+        raise ModelNotFoundError(f"The model file {path} does not exist. Choose another file in Settings > Model.")
+    if not path.is_file():
+        raise NotAGGUFError(f"{path} is a folder, not a GGUF model file.")
+    with open(path, "rb") as handle:
+        magic = handle.read(4)
+    if magic != MAGIC:
+        raise NotAGGUFError(
+            f"{path.name} is not a GGUF model (it does not start with 'GGUF'). "
+            "Companion runs GGUF files, e.g. from a '-GGUF' repository."
+        )
+
+
+def read_gguf(path: Path, max_array_items: int = 0) -> GGUFInfo:
+    """Header and metadata; arrays longer than `max_array_items` are summarized by their length."""
+    check_gguf(path)
+    size = path.stat().st_size
+    with open(path, "rb") as handle:
+        try:
+            handle.read(4)
+            (version,) = _unpack(handle, "<I")
+            if version == 1:
+                raise NotAGGUFError(f"{path.name} is a GGUF version 1 file, too old for llama.cpp. Convert it again.")
+            tensor_count, kv_count = _unpack(handle, "<QQ")
+            metadata: dict[str, Any] = {}
+            for _ in range(kv_count):
+                key = _read_string(handle)
+                (value_type,) = _unpack(handle, "<I")
+                metadata[key] = _read_value(handle, value_type, max_array_items)
+        except (struct.error, EOFError, UnicodeDecodeError, OverflowError) as exc:
+            raise NotAGGUFError(f"{path.name} is truncated or damaged: its GGUF header cannot be read.") from exc
+    return GGUFInfo(path=path, version=version, tensor_count=tensor_count, file_size=size, metadata=metadata)
+
+
+def _unpack(handle: IO[bytes], fmt: str) -> tuple[Any, ...]:
+    size = struct.calcsize(fmt)
+    data = handle.read(size)
+    if len(data) != size:
+        raise EOFError
+    return struct.unpack(fmt, data)
+
+
+def _read_string(handle: IO[bytes]) -> str:
+    (length,) = _unpack(handle, "<Q")
+    if length > _MAX_STRING:
+        raise EOFError
+    data = handle.read(length)
+    if len(data) != length:
+        raise EOFError
+    return data.decode("utf-8")
+
+
+def _read_value(handle: IO[bytes], value_type: int, max_items: int) -> Any:
+    if value_type in _SCALARS:
+        return _unpack(handle, _SCALARS[value_type])[0]
+    if value_type == _STRING:
+        return _read_string(handle)
+    if value_type == _ARRAY:
+        item_type, count = _unpack(handle, "<IQ")
+        if count <= max_items:
+            return [_read_value(handle, item_type, max_items) for _ in range(count)]
+        _skip_array(handle, item_type, count)
+        return {"array_length": count}
+    raise EOFError
+
+
+def _skip_array(handle: IO[bytes], item_type: int, count: int) -> None:
+    if item_type in _SCALARS:
+        handle.seek(struct.calcsize(_SCALARS[item_type]) * count, 1)
+        return
+    if item_type == _STRING:
+        for _ in range(count):
+            (length,) = _unpack(handle, "<Q")
+            handle.seek(length, 1)
+        return
+    for _ in range(count):
+        _read_value(handle, item_type, 0)

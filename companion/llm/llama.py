@@ -1,0 +1,241 @@
+"""The default backend: llama-cpp-python in-process. The only module that imports llama_cpp."""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import os
+import re
+import threading
+from pathlib import Path
+from typing import Any, Iterator
+
+from companion.errors import GenerationError, ModelMemoryError, UnsupportedModelError
+from companion.llm.base import CancelFlag, Chunk, GenerationOptions, Message, ModelInfo
+from companion.llm.gguf import GGUFInfo, read_gguf
+from companion.llm.toolparse import parse_tool_calls
+
+log = logging.getLogger(__name__)
+llama_log = logging.getLogger("companion.llama_cpp")
+
+# Text that a chat template would turn into control tokens (tokenized with special=True).
+_SPECIAL = re.compile(r"<(\|[^|<>\s]{1,40}\|)>|<(/?s)>|<((?:start|end)_of_turn)>|\[(/?INST)\]")
+_ZWSP = "\u200b"
+_CALLBACK: Any = None
+
+
+def neutralize_special_tokens(text: str) -> str:
+    """Break strings like `<|im_end|>` so user or memory text cannot end a turn or fake a role."""
+
+    def breaker(match: re.Match[str]) -> str:
+        whole = match.group(0)
+        return whole[0] + _ZWSP + whole[1:]
+
+    return _SPECIAL.sub(breaker, text)
+
+
+def _route_llama_logs() -> None:
+    """Send llama.cpp's own log lines to Python logging instead of the terminal."""
+    global _CALLBACK
+    if _CALLBACK is not None:
+        return
+    import llama_cpp
+
+    @llama_cpp.llama_log_callback
+    def callback(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
+        llama_log.debug("%s", text.decode("utf-8", "replace").rstrip())
+
+    _CALLBACK = callback
+    llama_cpp.llama_log_set(callback, ctypes.c_void_p(0))
+
+
+def physical_cores() -> int:
+    count = os.cpu_count() or 2
+    return max(1, count // 2) if count > 4 else count
+
+
+def available_memory_bytes() -> int | None:
+    """Free RAM where it can be read cheaply (Linux, macOS); None elsewhere."""
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def gpu_offload_supported() -> bool:
+    import llama_cpp
+
+    try:
+        return bool(llama_cpp.llama_supports_gpu_offload())
+    except AttributeError:
+        return False
+
+
+class LlamaBackend:
+    """One llama.cpp model; calls are serialized on an internal lock (Llama is not thread-safe)."""
+
+    def __init__(
+        self,
+        model_path: str | os.PathLike[str],
+        *,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        n_gpu_layers: int = 0,
+        chat_format: str | None = None,
+    ) -> None:
+        path = Path(model_path)
+        meta = read_gguf(path)  # ModelNotFoundError / NotAGGUFError before llama.cpp sees it
+        self._check_memory(meta, n_ctx)
+        _route_llama_logs()
+        import llama_cpp
+
+        offload = gpu_offload_supported()
+        layers = n_gpu_layers if offload else 0
+        warnings: list[str] = []
+        if n_gpu_layers and not offload:
+            warnings.append("This llama.cpp build cannot use a GPU; running on the CPU.")
+        if chat_format is None and meta.chat_template is None:
+            chat_format = "chatml"
+            warnings.append(
+                f"{path.name} has no chat template; using ChatML. Pick the right format in Settings if replies look odd."
+            )
+        train_ctx = meta.context_length
+        if train_ctx:
+            n_ctx = min(n_ctx, train_ctx)
+        try:
+            self._llm = llama_cpp.Llama(
+                model_path=str(path),
+                n_ctx=n_ctx,
+                n_threads=n_threads or physical_cores(),
+                n_gpu_layers=layers,
+                chat_format=chat_format,
+                verbose=False,
+            )
+        except ValueError as exc:
+            raise self._translate_load_error(exc, meta, n_ctx) from exc
+        self._lock = threading.RLock()
+        self._cancel = CancelFlag()
+        template = meta.chat_template or ""
+        self.info = ModelInfo(
+            name=meta.name,
+            path=str(path),
+            n_ctx=self._llm.n_ctx(),
+            n_gpu_layers=layers,
+            gpu_offload_supported=offload,
+            device=self._device_label(layers, meta),
+            chat_format=self._llm.chat_format or "",
+            has_chat_template=meta.chat_template is not None,
+            supports_tools="tools" in template and "tool_call" in template,
+            warnings=warnings,
+        )
+        self._closed = False
+
+    @staticmethod
+    def _device_label(layers: int, meta: GGUFInfo) -> str:
+        if layers == 0:
+            return "CPU"
+        total = meta.block_count
+        if layers < 0 or (total is not None and layers >= total):
+            return f"GPU (all {total or ''} layers)".replace("  ", " ")
+        return f"GPU ({layers}/{total} layers)"
+
+    @staticmethod
+    def _check_memory(meta: GGUFInfo, n_ctx: int) -> None:
+        free = available_memory_bytes()
+        needed = meta.file_size + n_ctx * 64 * 1024  # weights + a rough KV-cache allowance
+        if free is not None and needed > free * 1.5 + 512 * 1024 * 1024:
+            raise ModelMemoryError(
+                f"{meta.path.name} needs about {needed / 2**30:.1f} GB of memory but only {free / 2**30:.1f} GB is free. "
+                "Close other programs, lower the context size, or choose a smaller model."
+            )
+
+    @staticmethod
+    def _translate_load_error(exc: ValueError, meta: GGUFInfo, n_ctx: int) -> Exception:
+        text = str(exc)
+        if "context" in text:
+            return ModelMemoryError(
+                f"Not enough memory for a {n_ctx}-token context with {meta.path.name}. "
+                "Lower the context size or the GPU layers in Settings > Model."
+            )
+        return UnsupportedModelError(
+            f"llama.cpp could not load {meta.path.name} (architecture '{meta.architecture}'). "
+            "It may be damaged, or too new for this version of Companion; try another GGUF."
+        )
+
+    # -- Backend protocol ----------------------------------------------------
+
+    def _prepare(self, messages: list[Message]) -> list[dict[str, Any]]:
+        prepared = []
+        for message in messages:
+            item = dict(message)
+            if isinstance(item.get("content"), str):
+                item["content"] = neutralize_special_tokens(item["content"])
+            prepared.append(item)
+        return prepared
+
+    def stream_chat(self, messages: list[Message], options: GenerationOptions) -> Iterator[Chunk]:
+        cancelled = self._cancel.reset()
+        kwargs: dict[str, Any] = dict(
+            messages=self._prepare(messages),
+            max_tokens=options.max_tokens,
+            temperature=options.temperature,
+            top_p=options.top_p,
+            stop=options.stop or None,
+            stream=True,
+        )
+        if options.seed is not None:
+            kwargs["seed"] = options.seed
+        if options.json_schema is not None:
+            kwargs["response_format"] = {"type": "json_object", "schema": options.json_schema}
+        if options.tools and self.info.supports_tools:
+            kwargs["tools"] = options.tools
+        known = {t["function"]["name"] for t in options.tools or []}
+        with self._lock:
+            if self._closed:
+                raise GenerationError("The model was closed.")
+            text_parts: list[str] = []
+            reason: str | None = None
+            try:
+                for event in self._llm.create_chat_completion(**kwargs):
+                    if cancelled.is_set():
+                        reason = "cancelled"
+                        break
+                    choice = event["choices"][0]
+                    piece = choice["delta"].get("content") or ""
+                    if piece:
+                        text_parts.append(piece)
+                        if not known:
+                            yield Chunk(text=piece)
+                    reason = choice.get("finish_reason") or reason
+            except (RuntimeError, ValueError) as exc:
+                raise GenerationError(f"The model failed while generating: {exc}") from exc
+            if known:  # tool calls are parsed from the whole reply, then the rest is streamed
+                rest, calls = parse_tool_calls("".join(text_parts), known)
+                if rest:
+                    yield Chunk(text=rest)
+                if calls:
+                    yield Chunk(tool_calls=calls, finish_reason="tool_calls")
+                    return
+            yield Chunk(finish_reason=reason or "stop")
+
+    def count_tokens(self, text: str) -> int:
+        if not text:
+            return 0
+        with self._lock:
+            return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def prefill(self, messages: list[Message]) -> None:
+        """Evaluate the prompt (one token generated) so the next call reuses its KV cache."""
+        with self._lock:
+            if self._closed:
+                return
+            self._llm.create_chat_completion(messages=self._prepare(messages), max_tokens=1, temperature=0.0)
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._llm.close()

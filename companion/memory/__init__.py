@@ -1,0 +1,1 @@
+"""Storage only: day logs, long-term Markdown files, history. No Qt, no model."""

@@ -1,0 +1,75 @@
+"""The one helper for whole-file writes: temp file in the same folder, fsync, rename."""
+
+from __future__ import annotations
+
+import errno
+import os
+import tempfile
+from pathlib import Path
+
+from companion.errors import StorageError
+
+TEMP_PREFIX = ".tmp-"
+
+
+def atomic_write(path: Path, data: str | bytes) -> None:
+    """Replace `path` with `data` so that readers see the old or the new file, never half."""
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX + path.name + ".", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as tmp:
+            tmp.write(payload)
+            tmp.flush()
+            os.fsync(tmp.fileno())
+        os.replace(tmp_name, path)
+    except OSError as exc:
+        _remove_quietly(tmp_name)
+        raise StorageError(describe_os_error(exc, path)) from exc
+    except BaseException:
+        _remove_quietly(tmp_name)
+        raise
+    _fsync_dir(path.parent)
+
+
+def describe_os_error(exc: OSError, path: Path) -> str:
+    """A message a user can act on for a failed write."""
+    if exc.errno == errno.ENOSPC:
+        return f"The disk is full: could not save {path.name}. Free some space and try again; nothing was lost."
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"No permission to write {path}. Check the folder's permissions."
+    return f"Could not write {path}: {exc.strerror or exc}"
+
+
+def remove_stale_temp_files(folder: Path) -> int:
+    """Delete temp files an interrupted write left behind; returns how many."""
+    removed = 0
+    if not folder.is_dir():
+        return 0
+    for tmp in folder.rglob(TEMP_PREFIX + "*"):
+        if tmp.is_file():
+            _remove_quietly(str(tmp))
+            removed += 1
+    return removed
+
+
+def _remove_quietly(name: str) -> None:
+    try:
+        os.unlink(name)
+    except OSError:
+        pass
+
+
+def _fsync_dir(folder: Path) -> None:
+    if os.name != "posix":
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

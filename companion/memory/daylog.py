@@ -1,0 +1,209 @@
+"""Short-term memory: append-only JSONL day logs, days/YYYY-MM/YYYY-MM-DD.jsonl."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from companion.errors import StorageError
+from companion.memory.atomic import describe_os_error
+from companion.memory.filelock import locked
+from companion.memory.records import Record, make_id
+
+log = logging.getLogger(__name__)
+
+_DAY_FILE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.jsonl$")
+_TAIL_CHUNK = 64 * 1024
+
+
+@dataclass
+class ReadProblem:
+    """A line that could not be read; reported, never fatal."""
+
+    path: Path
+    line: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path.name}, line {self.line}: {self.reason}"
+
+
+@dataclass
+class DayRead:
+    records: list[Record] = field(default_factory=list)
+    problems: list[ReadProblem] = field(default_factory=list)
+
+
+def now_local() -> datetime:
+    return datetime.now().astimezone()
+
+
+class DayLog:
+    """All day logs under one `days/` folder."""
+
+    def __init__(self, days_dir: Path, clock: Callable[[], datetime] = now_local) -> None:
+        self.root = days_dir
+        self.clock = clock
+
+    # -- paths ---------------------------------------------------------------
+
+    def path_for(self, day: date) -> Path:
+        return self.root / f"{day:%Y-%m}" / f"{day.isoformat()}.jsonl"
+
+    def days(self) -> list[date]:
+        """Every day that has a log, oldest first (lists folders, parses nothing)."""
+        found: list[date] = []
+        if not self.root.is_dir():
+            return found
+        for month in sorted(p for p in self.root.iterdir() if p.is_dir()):
+            for entry in sorted(month.iterdir()):
+                match = _DAY_FILE.match(entry.name)
+                if match:
+                    try:
+                        found.append(date.fromisoformat(match.group(1)))
+                    except ValueError:
+                        continue
+        return found
+
+    # -- writing -------------------------------------------------------------
+
+    def append(self, role: str, text: str, **extra: Any) -> Record:
+        """Append one record to today's log, flushed and fsynced; returns it with its id."""
+        stamp = self.clock()
+        day = stamp.date()
+        path = self.path_for(day)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with locked(path.with_name("." + path.name + ".lock")):
+            seq, ends_clean = self._last_seq(path)
+            record = Record(
+                id=make_id(day, seq + 1),
+                ts=stamp.isoformat(timespec="milliseconds"),
+                role=role,
+                text=text,
+                extra=dict(extra),
+            )
+            payload = record.to_line()
+            if not ends_clean:
+                payload = b"\n" + payload  # seal a torn last line so it stays a single bad line
+            self._write_all(path, payload)
+        return record
+
+    @staticmethod
+    def _write_all(path: Path, payload: bytes) -> None:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            start = os.fstat(fd).st_size
+            try:
+                written = 0
+                while written < len(payload):
+                    written += os.write(fd, payload[written:])
+                os.fsync(fd)
+            except OSError as exc:
+                try:  # never leave a partial line behind
+                    os.ftruncate(fd, start)
+                except OSError:
+                    pass
+                raise StorageError(describe_os_error(exc, path)) from exc
+        finally:
+            os.close(fd)
+
+    def _last_seq(self, path: Path) -> tuple[int, bool]:
+        """Highest sequence number in the file and whether it ends with a newline."""
+        if not path.exists():
+            return 0, True
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            if size == 0:
+                return 0, True
+            handle.seek(size - 1)
+            ends_clean = handle.read(1) == b"\n"
+            pos = size
+            tail = b""
+            while pos > 0:
+                step = min(_TAIL_CHUNK, pos)
+                pos -= step
+                handle.seek(pos)
+                tail = handle.read(step) + tail
+                lines = tail.split(b"\n")
+                complete = lines if pos == 0 else lines[1:]
+                for raw in reversed(complete):
+                    seq = _seq_of(raw)
+                    if seq is not None:
+                        return seq, ends_clean
+                tail = lines[0] if pos > 0 else b""
+        # every line is damaged: count lines so ids still never repeat
+        with open(path, "rb") as handle:
+            return sum(1 for _ in handle), ends_clean
+
+    # -- reading -------------------------------------------------------------
+
+    def read_day(self, day: date) -> DayRead:
+        return read_file(self.path_for(day))
+
+    def read_range(self, start: date, end: date) -> DayRead:
+        """Every record from `start` to `end` inclusive."""
+        result = DayRead()
+        for day in self.days():
+            if start <= day <= end:
+                part = self.read_day(day)
+                result.records.extend(part.records)
+                result.problems.extend(part.problems)
+        return result
+
+    def tail(self, count: int) -> list[Record]:
+        """The last `count` records across days, oldest first; reads only the newest files."""
+        collected: list[Record] = []
+        for day in reversed(self.days()):
+            records = self.read_day(day).records
+            collected[:0] = records
+            if len(collected) >= count:
+                break
+        return collected[-count:] if count > 0 else []
+
+    def iter_backwards(self) -> Iterator[Record]:
+        """Records newest first, one day file at a time (for lazy loading)."""
+        for day in reversed(self.days()):
+            yield from reversed(self.read_day(day).records)
+
+
+def _seq_of(raw: bytes) -> int | None:
+    try:
+        data = json.loads(raw)
+        rid = data["id"]
+        return int(rid.split("#", 1)[1])
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return None
+
+
+def read_file(path: Path) -> DayRead:
+    """Parse a day log; bad lines are skipped, logged with file and line, and returned as problems."""
+    result = DayRead()
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return result
+    except OSError as exc:
+        raise StorageError(f"Could not read {path}: {exc.strerror or exc}") from exc
+    lines = raw.split(b"\n")
+    last = len(lines) - 1
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = Record.from_dict(json.loads(line.decode("utf-8")))
+        except (ValueError, UnicodeDecodeError) as exc:
+            torn = number - 1 == last  # no newline after it: a write was cut short
+            reason = "incomplete last line (interrupted write)" if torn else f"unreadable record ({exc})"
+            problem = ReadProblem(path, number, reason)
+            log.warning("Skipped %s", problem)
+            result.problems.append(problem)
+            continue
+        result.records.append(record)
+    return result

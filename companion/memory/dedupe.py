@@ -1,0 +1,38 @@
+"""Is a new memory entry a duplicate of an existing one? One rule, used everywhere."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+_SPACE = re.compile(r"\s+")
+_CITATION = re.compile(r"\s*(\(\d{4}-\d{2}-\d{2}#\d+\)|<!--.*?-->)\s*")
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+")
+
+SUBSTRING_RATIO = 0.6
+
+
+def normalize(text: str) -> str:
+    """Lowercase, drop bullets and source citations, collapse whitespace."""
+    text = _BULLET.sub("", text)
+    text = _CITATION.sub(" ", text)
+    return _SPACE.sub(" ", text).strip().casefold()
+
+
+def is_duplicate(candidate: str, existing: str) -> bool:
+    """Exact match after normalizing, or one inside the other with length ratio > 60%."""
+    a, b = normalize(candidate), normalize(existing)
+    if not a or not b:
+        return False
+    if a == b:
+        return True
+    shorter, longer = sorted((a, b), key=len)
+    return shorter in longer and len(shorter) / len(longer) > SUBSTRING_RATIO
+
+
+def find_duplicate(candidate: str, lines: Iterable[str]) -> str | None:
+    """The first line that duplicates `candidate`, if any."""
+    for line in lines:
+        if is_duplicate(candidate, line):
+            return line
+    return None

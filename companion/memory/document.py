@@ -1,0 +1,94 @@
+"""Parse a long-term file into frontmatter + Markdown body, keeping the raw frontmatter verbatim."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import frontmatter
+import yaml
+
+from companion.errors import FrontmatterError, SchemaVersionError
+
+SCHEMA_VERSION = 1
+_OPEN = re.compile(r"\A---[ \t]*\r?\n")
+_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
+
+
+def content_hash(raw: str) -> str:
+    return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Document:
+    """A long-term file as read: edits change `body` and keep `front` byte-identical."""
+
+    name: str
+    raw: str
+    front: str
+    body: str
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def sha(self) -> str:
+        return content_hash(self.raw)
+
+    def with_body(self, body: str) -> str:
+        """The full file text with a new body."""
+        return self.front + body
+
+
+def split_frontmatter(raw: str) -> tuple[str, str, str]:
+    """(front block incl. delimiters, YAML text, body). No frontmatter -> ('', '', raw)."""
+    opening = _OPEN.match(raw)
+    if not opening:
+        return "", "", raw
+    closing = _CLOSE.search(raw, opening.end())
+    if closing is None:
+        raise FrontmatterError("The frontmatter that starts on line 1 is never closed with '---'.", line=1)
+    end = closing.end()
+    if raw.startswith("\r\n", end):
+        end += 2
+    elif raw.startswith("\n", end):
+        end += 1
+    return raw[:end], raw[opening.end() : closing.start()], raw[end:]
+
+
+def parse_meta(yaml_text: str, name: str = "file") -> dict[str, Any]:
+    """The frontmatter mapping; errors name the line in the file (frontmatter starts on line 2)."""
+    if not yaml_text.strip():
+        return {}
+    try:
+        meta = frontmatter.YAMLHandler().load(yaml_text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line = mark.line + 2 if mark is not None else None
+        where = f" on line {line}" if line else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise FrontmatterError(f"The frontmatter of {name} is not valid YAML{where}: {problem}.", line=line) from exc
+    if meta is None:
+        return {}
+    if not isinstance(meta, dict):
+        raise FrontmatterError(f"The frontmatter of {name} must be a set of 'key: value' lines.", line=2)
+    version = meta.get("schema_version", SCHEMA_VERSION)
+    if isinstance(version, int) and version > SCHEMA_VERSION:
+        raise SchemaVersionError(
+            f"{name} was written by a newer Companion (schema {version}); update Companion to edit it."
+        )
+    return meta
+
+
+def parse_document(name: str, raw: str) -> Document:
+    front, yaml_text, body = split_frontmatter(raw)
+    meta = parse_meta(yaml_text, name)
+    return Document(name=name, raw=raw, front=front, body=body, meta=meta)
+
+
+def render_front(meta: dict[str, Any]) -> str:
+    """A frontmatter block for `meta`, keys in the given order."""
+    if not meta:
+        return ""
+    text = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, default_flow_style=False)
+    return f"---\n{text}---\n"

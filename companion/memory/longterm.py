@@ -1,0 +1,199 @@
+"""Long-term files (SOUL/USER/MEMORY): read, and edit by compare-and-swap with a snapshot first."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Callable
+
+from companion.errors import (
+    AmbiguousMatchError,
+    ConflictError,
+    InvalidMemoryFileError,
+    NoMatchError,
+    StorageError,
+)
+from companion.memory import sections
+from companion.memory.atomic import atomic_write
+from companion.memory.document import Document, content_hash, parse_document
+from companion.memory.filelock import locked
+from companion.memory.history import History, Version
+from companion.paths import LONG_TERM_FILES, Home
+
+log = logging.getLogger(__name__)
+
+Listener = Callable[[str, Document], None]
+MAX_FILE_BYTES = 1_000_000
+
+
+def check_name(name: object) -> str:
+    """The canonical file name, or InvalidMemoryFileError for anything off the whitelist."""
+    if not isinstance(name, str) or not name:
+        raise InvalidMemoryFileError("A memory file name is required: one of SOUL.md, USER.md, MEMORY.md.")
+    if ".." in name or "/" in name or "\\" in name or ":" in name or name.startswith("~"):
+        raise InvalidMemoryFileError(
+            f"Refused {name!r}: memory tools only reach SOUL.md, USER.md and MEMORY.md (no paths)."
+        )
+    canonical = name if name.upper().endswith(".MD") else name + ".md"
+    for allowed in LONG_TERM_FILES:
+        if canonical.upper() == allowed.upper():
+            return allowed
+    raise InvalidMemoryFileError(f"Unknown memory file {name!r}: use SOUL.md, USER.md or MEMORY.md.")
+
+
+class LongTermStore:
+    """Every change goes through `write`: lock, compare hashes, snapshot, atomic write, notify."""
+
+    def __init__(self, home: Home, history: History | None = None) -> None:
+        self.home = home
+        self.history = history or History(home.history)
+        self._listeners: list[Listener] = []
+        self._listeners_lock = threading.Lock()
+
+    # -- observing -----------------------------------------------------------
+
+    def subscribe(self, listener: Listener) -> None:
+        with self._listeners_lock:
+            self._listeners.append(listener)
+
+    def unsubscribe(self, listener: Listener) -> None:
+        with self._listeners_lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+    def _notify(self, name: str, doc: Document) -> None:
+        with self._listeners_lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener(name, doc)
+            except Exception:  # a broken observer must not undo a saved change
+                log.exception("memory change listener failed")
+
+    # -- reading -------------------------------------------------------------
+
+    def path(self, name: str) -> Path:
+        return self.home.long_term(check_name(name))
+
+    def read_raw(self, name: str) -> str:
+        path = self.path(name)
+        try:
+            return path.read_text(encoding="utf-8", errors="surrogateescape")
+        except FileNotFoundError:
+            return ""
+        except OSError as exc:
+            raise StorageError(f"Could not read {path}: {exc.strerror or exc}") from exc
+
+    def read(self, name: str) -> Document:
+        """Parsed file; FrontmatterError (with line) if the YAML is broken. Never rewrites."""
+        name = check_name(name)
+        return parse_document(name, self.read_raw(name))
+
+    # -- the one write path --------------------------------------------------
+
+    def write(self, name: str, new_raw: str, expected_sha: str | None, actor: str) -> Document:
+        """Replace the file if it still has `expected_sha` (None: whatever it has now)."""
+        name = check_name(name)
+        doc = parse_document(name, new_raw)  # refuse to save what we could not read back
+        if len(new_raw.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
+            raise StorageError(f"{name} would grow over {MAX_FILE_BYTES // 1000} kB; compact it first.")
+        with locked(self.home.state / "locks" / f"{name}.lock"):
+            current = self.read_raw(name)
+            if expected_sha is not None and content_hash(current) != expected_sha:
+                raise ConflictError(
+                    f"{name} changed since it was read (by another editor, a memory tool or the sleep job). "
+                    "Reload it and apply the change again."
+                )
+            if current == new_raw:
+                return doc
+            if current:
+                self.history.snapshot(name, current, actor)
+            atomic_write(self.path(name), new_raw.encode("utf-8", "surrogateescape"))
+        self._notify(name, doc)
+        return doc
+
+    def _apply(
+        self,
+        name: str,
+        change: Callable[[Document], str],
+        expected_sha: str | None,
+        actor: str,
+    ) -> Document:
+        doc = self.read(name)
+        if expected_sha is not None and doc.sha != expected_sha:
+            raise ConflictError(f"{doc.name} changed since it was read. Reload it and apply the change again.")
+        return self.write(doc.name, change(doc), doc.sha, actor)
+
+    # -- operations ----------------------------------------------------------
+
+    def append(
+        self, name: str, text: str, section: str | None = None, *, expected_sha: str | None = None, actor: str = "user"
+    ) -> Document:
+        """Add `text` at the end of the body, or of `section` (created at the end if missing)."""
+
+        def change(doc: Document) -> str:
+            if section is None:
+                return doc.with_body(sections.append_text(doc.body, text))
+            body = sections.append_to_section(doc.body, section, text)
+            if body is None:
+                body = sections.add_section(doc.body, section, text)
+            return doc.with_body(body)
+
+        return self._apply(name, change, expected_sha, actor)
+
+    def replace_section(
+        self, name: str, heading: str, content: str, *, expected_sha: str | None = None, actor: str = "user"
+    ) -> Document:
+        """Replace what is under `heading` (to the next heading of the same or higher level).
+
+        A missing heading is created at the end of the file, so a distiller can fill a
+        section the user deleted.
+        """
+
+        def change(doc: Document) -> str:
+            body = sections.replace_section(doc.body, heading, content)
+            if body is None:
+                body = sections.add_section(doc.body, heading, content)
+            return doc.with_body(body)
+
+        return self._apply(name, change, expected_sha, actor)
+
+    def replace_all(
+        self, name: str, content: str, *, expected_sha: str | None = None, actor: str = "user"
+    ) -> Document:
+        """Replace the whole body; the frontmatter stays byte-identical."""
+        body = content if content.endswith("\n") or not content else content + "\n"
+        return self._apply(name, lambda doc: doc.with_body(body), expected_sha, actor)
+
+    def edit(
+        self,
+        name: str,
+        old_string: str,
+        new_string: str,
+        *,
+        expected_sha: str | None = None,
+        actor: str = "user",
+    ) -> Document:
+        """Replace the one exact occurrence of `old_string` in the body."""
+
+        def change(doc: Document) -> str:
+            if not old_string:
+                raise NoMatchError("old_string is empty: quote the exact text to replace.")
+            count = doc.body.count(old_string)
+            if count == 0:
+                raise NoMatchError(
+                    f"old_string was not found in {doc.name}. Read the file again and copy the text exactly."
+                )
+            if count > 1:
+                raise AmbiguousMatchError(
+                    f"old_string occurs {count} times in {doc.name}. Include more surrounding text so it is unique.",
+                    count,
+                )
+            return doc.with_body(doc.body.replace(old_string, new_string, 1))
+
+        return self._apply(name, change, expected_sha, actor)
+
+    def restore(self, name: str, version: Version, *, expected_sha: str | None = None) -> Document:
+        """Put an earlier version back (the current content is snapshotted first)."""
+        return self.write(name, version.read(), expected_sha, actor="restore")

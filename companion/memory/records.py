@@ -1,0 +1,70 @@
+"""The day-log record: one JSON object per line (format fixed in DESIGN.md)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
+
+ROLES = ("user", "assistant", "tool", "event")
+_KNOWN = ("id", "ts", "role", "text")
+
+
+@dataclass
+class Record:
+    """One line of a day log. `extra` keeps optional and unknown keys (tool, model, tokens, ref...)."""
+
+    id: str
+    ts: str
+    role: str
+    text: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def day(self) -> date:
+        return date.fromisoformat(self.id.split("#", 1)[0])
+
+    @property
+    def seq(self) -> int:
+        return int(self.id.split("#", 1)[1])
+
+    @property
+    def timestamp(self) -> datetime:
+        return datetime.fromisoformat(self.ts)
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"id": self.id, "ts": self.ts, "role": self.role, "text": self.text}
+        for key, value in self.extra.items():
+            if key not in _KNOWN:
+                data[key] = value
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Record":
+        """Build from a parsed line; raises ValueError when a required field is wrong."""
+        if not isinstance(data, dict):
+            raise ValueError("a record must be a JSON object")
+        rid, ts, role, text = (data.get(k) for k in _KNOWN)
+        if not isinstance(rid, str) or "#" not in rid:
+            raise ValueError("missing or malformed 'id'")
+        day_part, _, seq_part = rid.partition("#")
+        date.fromisoformat(day_part)
+        if not seq_part.isdigit():
+            raise ValueError("malformed sequence number in 'id'")
+        if not isinstance(ts, str):
+            raise ValueError("missing 'ts'")
+        datetime.fromisoformat(ts)
+        if role not in ROLES:
+            raise ValueError(f"unknown role {role!r}")
+        if not isinstance(text, str):
+            raise ValueError("missing 'text'")
+        extra = {k: v for k, v in data.items() if k not in _KNOWN}
+        return cls(id=rid, ts=ts, role=role, text=text, extra=extra)
+
+    def to_line(self) -> bytes:
+        return (json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def make_id(day: date, seq: int) -> str:
+    return f"{day.isoformat()}#{seq}"

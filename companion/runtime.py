@@ -1,0 +1,54 @@
+"""Open a home for use: resolve it, create what is missing, take the one-instance lock, read settings."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from types import TracebackType
+
+from companion.errors import AlreadyRunningError
+from companion.memory.filelock import ProcessLock
+from companion.memory.setup import ensure_home
+from companion.paths import Home, resolve_home
+from companion.settings import Settings, load_settings
+
+
+@dataclass
+class Runtime:
+    home: Home
+    settings: Settings
+    lock: ProcessLock | None
+
+    def close(self) -> None:
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
+
+    def __enter__(self) -> "Runtime":
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+
+def open_home(explicit: str | os.PathLike[str] | None = None, *, exclusive: bool = True) -> Runtime:
+    """exclusive=True refuses to run beside another Companion on the same home."""
+    home = resolve_home(explicit)
+    home.state.mkdir(parents=True, exist_ok=True)
+    lock = None
+    if exclusive:
+        lock = ProcessLock(home.lock_file)
+        if not lock.acquire():
+            pid = lock.holder_pid()
+            who = f" (process {pid})" if pid else ""
+            raise AlreadyRunningError(
+                f"Companion is already running on {home.root}{who}. Switch to that window, or close it first."
+            )
+    try:
+        ensure_home(home)
+        settings = load_settings(home.settings_file)
+    except BaseException:
+        if lock is not None:
+            lock.release()
+        raise
+    return Runtime(home, settings, lock)

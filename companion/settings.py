@@ -1,0 +1,109 @@
+"""User settings in settings.toml: read with tomllib, written atomically, versioned."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from companion.errors import SchemaVersionError, SettingsError
+from companion.memory.atomic import atomic_write
+
+SETTINGS_VERSION = 1
+
+
+@dataclass
+class ModelSettings:
+    path: str = ""  # empty: the embedded default model
+    n_ctx: int = 4096
+    n_threads: int = 0  # 0: physical cores
+    n_gpu_layers: int = 0  # 0: CPU, -1: all layers
+    chat_format: str = ""  # empty: the model's own template
+    max_reply_tokens: int = 512
+    temperature: float = 0.7
+
+
+@dataclass
+class MemorySettings:
+    prompt_budget_tokens: int = 1500  # long-term files + recalled snippets
+    history_keep: int = 200  # snapshots kept per long-term file
+
+
+@dataclass
+class SleepSettings:
+    time: str = "03:00"
+    enabled: bool = True
+
+
+@dataclass
+class Settings:
+    model: ModelSettings = field(default_factory=ModelSettings)
+    memory: MemorySettings = field(default_factory=MemorySettings)
+    sleep: SleepSettings = field(default_factory=SleepSettings)
+    extra: dict[str, Any] = field(default_factory=dict)  # tables this version does not know
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"schema_version": SETTINGS_VERSION}
+        for name in ("model", "memory", "sleep"):
+            section = getattr(self, name)
+            data[name] = {f.name: getattr(section, f.name) for f in fields(section)}
+        data.update(self.extra)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Settings":
+        version = data.get("schema_version", SETTINGS_VERSION)
+        if isinstance(version, int) and version > SETTINGS_VERSION:
+            raise SchemaVersionError("settings.toml was written by a newer Companion; update Companion.")
+        settings = cls()
+        for name, kind in (("model", ModelSettings), ("memory", MemorySettings), ("sleep", SleepSettings)):
+            table = data.get(name, {})
+            if not isinstance(table, dict):
+                continue
+            known = {f.name: f for f in fields(kind)}
+            values = {}
+            for key, value in table.items():
+                if key in known and isinstance(value, type(getattr(kind(), key))):
+                    values[key] = value
+            setattr(settings, name, kind(**values))
+        settings.extra = {k: v for k, v in data.items() if k not in ("schema_version", "model", "memory", "sleep")}
+        return settings
+
+
+def load_settings(path: Path) -> Settings:
+    """Defaults when the file is missing; SettingsError naming the problem when it is broken."""
+    if not path.exists():
+        return Settings()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"{path} is not valid TOML ({exc}). Fix or delete it to use the defaults.") from exc
+    return Settings.from_dict(data)
+
+
+def save_settings(path: Path, settings: Settings) -> None:
+    atomic_write(path, dumps_toml(settings.to_dict()))
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+        return f'"{escaped}"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise SettingsError(f"Cannot store {type(value).__name__} in settings.toml")
+
+
+def dumps_toml(data: dict[str, Any]) -> str:
+    """TOML for flat scalars and one level of tables (all settings.toml needs)."""
+    lines = [f"{k} = {_toml_value(v)}" for k, v in data.items() if not isinstance(v, dict)]
+    for key, table in data.items():
+        if isinstance(table, dict):
+            lines.append(f"\n[{key}]")
+            lines.extend(f"{k} = {_toml_value(v)}" for k, v in table.items() if not isinstance(v, dict))
+    return "\n".join(lines) + "\n"
