@@ -92,25 +92,33 @@ class LongTermStore:
 
     # -- the one write path --------------------------------------------------
 
+    def _lock(self, name: str):  # noqa: ANN202 - a context manager
+        return locked(self.home.state / "locks" / f"{name}.lock")
+
     def write(self, name: str, new_raw: str, expected_sha: str | None, actor: str) -> Document:
         """Replace the file if it still has `expected_sha` (None: whatever it has now)."""
         name = check_name(name)
-        doc = parse_document(name, new_raw)  # refuse to save what we could not read back
-        if len(new_raw.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
-            raise StorageError(f"{name} would grow over {MAX_FILE_BYTES // 1000} kB; compact it first.")
-        with locked(self.home.state / "locks" / f"{name}.lock"):
+        with self._lock(name):
             current = self.read_raw(name)
             if expected_sha is not None and content_hash(current) != expected_sha:
                 raise ConflictError(
                     f"{name} changed since it was read (by another editor, a memory tool or the sleep job). "
                     "Reload it and apply the change again."
                 )
-            if current == new_raw:
-                return doc
-            if current:
-                self.history.snapshot(name, current, actor)
-            atomic_write(self.path(name), new_raw.encode("utf-8", "surrogateescape"))
+            doc = self._replace(name, current, new_raw, actor)
         self._notify(name, doc)
+        return doc
+
+    def _replace(self, name: str, current: str, new_raw: str, actor: str) -> Document:
+        """Validate, snapshot and atomically write; the caller holds the file's lock."""
+        doc = parse_document(name, new_raw)  # refuse to save what could not be read back
+        if len(new_raw.encode("utf-8", "surrogateescape")) > MAX_FILE_BYTES:
+            raise StorageError(f"{name} would grow over {MAX_FILE_BYTES // 1000} kB; compact it first.")
+        if current == new_raw:
+            return doc
+        if current:
+            self.history.snapshot(name, current, actor)
+        atomic_write(self.path(name), new_raw.encode("utf-8", "surrogateescape"))
         return doc
 
     def _apply(
@@ -120,10 +128,16 @@ class LongTermStore:
         expected_sha: str | None,
         actor: str,
     ) -> Document:
-        doc = self.read(name)
-        if expected_sha is not None and doc.sha != expected_sha:
-            raise ConflictError(f"{doc.name} changed since it was read. Reload it and apply the change again.")
-        return self.write(doc.name, change(doc), doc.sha, actor)
+        """Read, change and write under the file's lock, so concurrent operations never lose one another."""
+        name = check_name(name)
+        with self._lock(name):
+            current = self.read_raw(name)
+            doc = parse_document(name, current)
+            if expected_sha is not None and doc.sha != expected_sha:
+                raise ConflictError(f"{name} changed since it was read. Reload it and apply the change again.")
+            new = self._replace(name, current, change(doc), actor)
+        self._notify(name, new)
+        return new
 
     # -- operations ----------------------------------------------------------
 

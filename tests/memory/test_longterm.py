@@ -1,0 +1,178 @@
+"""Long-term files: parsing, operations, compare-and-swap, whitelist, snapshots."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from companion.errors import (
+    AmbiguousMatchError,
+    ConflictError,
+    FrontmatterError,
+    InvalidMemoryFileError,
+    NoMatchError,
+    SchemaVersionError,
+    StorageError,
+)
+from companion.memory.longterm import LongTermStore, check_name
+
+FRONT = "---\n# keep this comment\nschema_version: 1\nzeta: keep\nalpha: [1, 2]\n---\n"
+
+
+@pytest.fixture
+def store(home):
+    s = LongTermStore(home)
+    s.write("MEMORY.md", FRONT + "# Memory\n\n## Facts\n- likes tea (2026-11-29#1)\n\n## Timeline\n", None, "system")
+    return s
+
+
+def test_template_files_parse(home):
+    s = LongTermStore(home)
+    for name in ("SOUL.md", "USER.md", "MEMORY.md"):
+        doc = s.read(name)
+        assert doc.meta["schema_version"] == 1
+        assert "## " in doc.body
+
+
+def test_append_to_section_keeps_frontmatter_byte_identical(store):
+    doc = store.append("MEMORY.md", "- lives in Graz (2026-11-29#2)", "## Facts", actor="chat")
+    assert doc.raw.startswith(FRONT)
+    assert "- likes tea (2026-11-29#1)\n- lives in Graz (2026-11-29#2)\n\n## Timeline" in doc.raw
+    assert doc.meta["zeta"] == "keep"
+
+
+def test_append_creates_a_missing_section_and_appends_at_end(store):
+    doc = store.append("MEMORY.md", "- dentist 2026-12-03", "## Upcoming")
+    assert doc.body.rstrip().endswith("## Upcoming\n- dentist 2026-12-03")
+    doc = store.append("MEMORY.md", "last line")
+    assert doc.body.endswith("last line\n")
+
+
+def test_replace_section_and_replace_all(store):
+    doc = store.replace_section("MEMORY.md", "## Facts", "- only this")
+    assert "- likes tea" not in doc.body and "- only this\n\n## Timeline" in doc.body
+    doc = store.replace_all("MEMORY.md", "# New body")
+    assert doc.raw == FRONT + "# New body\n"
+
+
+def test_edit_requires_a_unique_exact_match(store):
+    store.append("MEMORY.md", "- likes tea", "## Timeline")
+    with pytest.raises(NoMatchError, match="not found"):
+        store.edit("MEMORY.md", "likes coffee", "x")
+    with pytest.raises(AmbiguousMatchError, match="2 times") as info:
+        store.edit("MEMORY.md", "likes tea", "x")
+    assert info.value.count == 2
+    doc = store.edit("MEMORY.md", "- likes tea (2026-11-29#1)", "- likes green tea (2026-11-29#1)")
+    assert "likes green tea" in doc.body
+
+
+def test_stale_write_is_refused(store):
+    seen = store.read("MEMORY.md")
+    store.append("MEMORY.md", "- someone else wrote this", "## Facts", actor="sleep")
+    with pytest.raises(ConflictError):
+        store.append("MEMORY.md", "- mine", "## Facts", expected_sha=seen.sha)
+    with pytest.raises(ConflictError):
+        store.write("MEMORY.md", seen.raw + "x", seen.sha, "user")
+    assert "someone else wrote this" in store.read("MEMORY.md").body
+
+
+def test_concurrent_appends_lose_nothing(store):
+    def worker(n):
+        for i in range(10):
+            store.append("MEMORY.md", f"- fact {n}-{i}", "## Facts", actor="chat")
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    body = store.read("MEMORY.md").body
+    assert all(f"- fact {n}-{i}" in body for n in range(4) for i in range(10))
+
+
+@pytest.mark.parametrize("name", ["../SOUL.md", "/etc/passwd", "..\\USER.md", "sub/MEMORY.md", "NOTES.md", "", None, "C:MEMORY.md"])
+def test_names_off_the_whitelist_are_refused(name):
+    with pytest.raises(InvalidMemoryFileError):
+        check_name(name)
+
+
+def test_names_are_canonicalized():
+    assert check_name("memory") == "MEMORY.md"
+    assert check_name("user.md") == "USER.md"
+
+
+def test_broken_frontmatter_names_the_line_and_is_not_rewritten(home):
+    s = LongTermStore(home)
+    path = home.long_term("USER.md")
+    broken = "---\nschema_version: 1\nname: [unclosed\n---\n# User\n"
+    path.write_text(broken, encoding="utf-8")
+    with pytest.raises(FrontmatterError) as info:
+        s.read("USER.md")
+    assert info.value.line in (3, 4)
+    assert "line" in str(info.value)
+    with pytest.raises(FrontmatterError):
+        s.append("USER.md", "- x")
+    assert path.read_text(encoding="utf-8") == broken
+
+
+def test_unclosed_frontmatter_and_newer_schema(home):
+    s = LongTermStore(home)
+    home.long_term("USER.md").write_text("---\nschema_version: 1\n# User\n", encoding="utf-8")
+    with pytest.raises(FrontmatterError, match="never closed"):
+        s.read("USER.md")
+    home.long_term("USER.md").write_text("---\nschema_version: 99\n---\n# User\n", encoding="utf-8")
+    with pytest.raises(SchemaVersionError, match="newer"):
+        s.read("USER.md")
+
+
+def test_writing_invalid_yaml_is_refused(store):
+    with pytest.raises(FrontmatterError):
+        store.write("MEMORY.md", "---\na: [\n---\nbody\n", None, "user")
+
+
+def test_every_change_is_snapshotted_and_restorable(store):
+    original = store.read("MEMORY.md").raw
+    store.append("MEMORY.md", "- one", "## Facts", actor="chat")
+    store.append("MEMORY.md", "- two", "## Facts", actor="sleep")
+    versions = store.history.versions("MEMORY.md")
+    assert [v.actor for v in versions[:2]] == ["chat", "sleep"][::-1]
+    oldest_relevant = versions[1]
+    assert oldest_relevant.read() == original
+    store.restore("MEMORY.md", oldest_relevant)
+    assert store.read("MEMORY.md").raw == original
+    assert store.history.versions("MEMORY.md")[0].actor == "restore"
+
+
+def test_history_retention_is_bounded(home):
+    from companion.memory.history import History
+
+    s = LongTermStore(home, History(home.history, keep=3))
+    for i in range(6):
+        s.append("USER.md", f"- {i}")
+    assert len(s.history.versions("USER.md")) == 3
+
+
+def test_listeners_hear_about_changes(store):
+    heard = []
+    store.subscribe(lambda name, doc: heard.append((name, doc.sha)))
+    doc = store.append("MEMORY.md", "- x")
+    assert heard == [("MEMORY.md", doc.sha)]
+
+
+def test_failed_atomic_write_keeps_the_old_file(store, monkeypatch):
+    import errno
+    import os
+
+    before = store.read("MEMORY.md").raw
+
+    def no_space(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", no_space)
+    with pytest.raises(StorageError, match="disk is full"):
+        store.append("MEMORY.md", "- lost?")
+    monkeypatch.undo()
+    assert store.read("MEMORY.md").raw == before
+    leftovers = [p.name for p in store.home.memory.iterdir() if p.name.startswith(".tmp-")]
+    assert leftovers == []
