@@ -25,6 +25,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"companion {__version__}")
     parser.add_argument("--home", metavar="DIR", help="home folder (default: $COMPANION_HOME or the user data folder)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print debug logs")
+    parser.add_argument(
+        "--self-test", action="store_true", help="check this installation (model, memory, Qt) in a temporary home, then exit"
+    )
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
@@ -47,6 +50,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     handler = getattr(args, "handler", _run_gui)
+    if args.self_test:
+        from companion.commands import selftest
+
+        handler = selftest.run
     try:
         return int(handler(args) or 0)
     except CompanionError as exc:
