@@ -70,6 +70,21 @@ class HistoryError(CompanionError):
     """A snapshot to restore does not exist."""
 
 
+# --- portability ---------------------------------------------------------------
+
+
+class PortabilityError(CompanionError):
+    """Exporting, importing or migrating the memory failed."""
+
+
+class UnsafeArchiveError(PortabilityError):
+    """A .zip to import has unsafe entries (.. or absolute paths, links) or is too large."""
+
+
+class UnrecognizedSourceError(PortabilityError):
+    """An import source is neither a memory folder nor a format Companion can migrate."""
+
+
 # --- model -------------------------------------------------------------------
 
 
@@ -99,3 +114,7 @@ class GenerationError(ModelError):
 
 class ToolError(CompanionError):
     """A memory tool call was malformed or refused; the message is shown to the model."""
+
+
+class SearchError(CompanionError):
+    """The search index cannot be used or rebuilt (memory itself is unaffected)."""
