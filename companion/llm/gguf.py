@@ -12,6 +12,13 @@ from companion.errors import ModelNotFoundError, NotAGGUFError
 MAGIC = b"GGUF"
 _SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
 _STRING, _ARRAY = 8, 9
+# ggml tensor types: (elements per block, bytes per block)
+_TYPE_SIZES = {
+    0: (1, 4), 1: (1, 2), 2: (32, 18), 3: (32, 20), 6: (32, 22), 7: (32, 24), 8: (32, 34), 9: (32, 36),
+    10: (256, 84), 11: (256, 110), 12: (256, 144), 13: (256, 176), 14: (256, 210), 15: (256, 292),
+    16: (256, 66), 17: (256, 74), 18: (256, 98), 19: (256, 50), 20: (32, 18), 21: (256, 110), 22: (256, 82),
+    23: (256, 136), 24: (1, 1), 25: (1, 2), 26: (1, 4), 27: (1, 8), 28: (1, 8), 29: (256, 56), 30: (1, 2),
+}
 _MAX_STRING = 64 * 1024 * 1024
 _FILE_TYPES = {
     0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 7: "Q8_0", 8: "Q5_0", 9: "Q5_1", 10: "Q2_K", 11: "Q3_K_S",
@@ -19,6 +26,15 @@ _FILE_TYPES = {
     19: "IQ2_XXS", 20: "IQ2_XS", 21: "Q2_K_S", 22: "IQ3_XS", 23: "IQ3_XXS", 24: "IQ1_S", 25: "IQ4_NL",
     26: "IQ3_S", 27: "IQ3_M", 28: "IQ2_S", 29: "IQ2_M", 30: "IQ4_XS", 31: "IQ1_M", 32: "BF16",
 }
+# ggml tensor type -> (elements per block, bytes per block); used to find where the data must end.
+_TENSOR_BLOCKS = {
+    0: (1, 4), 1: (1, 2), 2: (32, 18), 3: (32, 20), 6: (32, 22), 7: (32, 24), 8: (32, 34), 9: (32, 36),
+    10: (256, 84), 11: (256, 110), 12: (256, 144), 13: (256, 176), 14: (256, 210), 15: (256, 292),
+    16: (256, 66), 17: (256, 74), 18: (256, 98), 19: (256, 50), 20: (32, 18), 21: (256, 110), 22: (256, 82),
+    23: (256, 136), 24: (1, 1), 25: (1, 2), 26: (1, 4), 27: (1, 8), 28: (1, 8), 29: (256, 56), 30: (1, 2),
+}
+_MAX_TENSORS = 1_000_000
+_MAX_DIMS = 8
 
 
 @dataclass
@@ -28,6 +44,8 @@ class GGUFInfo:
     tensor_count: int
     file_size: int
     metadata: dict[str, Any] = field(default_factory=dict)
+    parameter_count: int = 0  # sum of all tensor elements
+    data_end: int = 0  # the byte offset where the last tensor's data ends (0: unknown)
 
     @property
     def architecture(self) -> str:
@@ -56,6 +74,29 @@ class GGUFInfo:
     def block_count(self) -> int | None:
         value = self.metadata.get(f"{self.architecture}.block_count")
         return int(value) if isinstance(value, int) else None
+
+    def arch_int(self, key: str) -> int | None:
+        """An integer hyper-parameter such as `embedding_length` (first value if it varies per layer)."""
+        value = self.metadata.get(f"{self.architecture}.{key}")
+        if isinstance(value, list) and value and isinstance(value[0], int):
+            value = max(value)
+        return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
+
+    @property
+    def size_label(self) -> str:
+        """Parameter count for people: the file's own label ("135M") or one computed from the tensors."""
+        label = self.metadata.get("general.size_label")
+        if isinstance(label, str) and label.strip():
+            return label.strip()
+        return format_parameters(self.parameter_count) if self.parameter_count else "unknown"
+
+
+def format_parameters(count: int) -> str:
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if count >= scale:
+            value = count / scale
+            return f"{value:.1f}{suffix}" if value < 10 else f"{value:.0f}{suffix}"
+    return str(count)
 
 
 def check_gguf(path: Path) -> None:
@@ -89,9 +130,46 @@ def read_gguf(path: Path, max_array_items: int = 0) -> GGUFInfo:
                 key = _read_string(handle)
                 (value_type,) = _unpack(handle, "<I")
                 metadata[key] = _read_value(handle, value_type, max_array_items)
-        except (struct.error, EOFError, UnicodeDecodeError, OverflowError) as exc:
+            parameters, data_end = _read_tensor_infos(handle, tensor_count, metadata)
+        except (struct.error, EOFError, UnicodeDecodeError, OverflowError, ValueError) as exc:
             raise NotAGGUFError(f"{path.name} is truncated or damaged: its GGUF header cannot be read.") from exc
-    return GGUFInfo(path=path, version=version, tensor_count=tensor_count, file_size=size, metadata=metadata)
+    if data_end > size:
+        raise NotAGGUFError(
+            f"{path.name} is incomplete: it has {size / 2**20:.1f} MB of the {data_end / 2**20:.1f} MB its header "
+            "describes (an interrupted download or copy?). Download or copy it again."
+        )
+    return GGUFInfo(
+        path=path, version=version, tensor_count=tensor_count, file_size=size, metadata=metadata,
+        parameter_count=parameters, data_end=data_end,
+    )
+
+
+def _read_tensor_infos(handle: IO[bytes], count: int, metadata: dict[str, Any]) -> tuple[int, int]:
+    """(parameter count, end offset of the tensor data); the end is a lower bound for unknown types."""
+    if count > _MAX_TENSORS:
+        raise EOFError
+    parameters = 0
+    last_end = 0
+    for _ in range(count):
+        _read_string(handle)
+        (n_dims,) = _unpack(handle, "<I")
+        if n_dims > _MAX_DIMS:
+            raise EOFError
+        dims = _unpack(handle, "<" + "Q" * n_dims) if n_dims else ()
+        tensor_type, offset = _unpack(handle, "<IQ")
+        elements = 1
+        for dim in dims:
+            elements *= dim
+        parameters += elements
+        block = _TENSOR_BLOCKS.get(tensor_type)
+        nbytes = (elements // block[0]) * block[1] if block else 0
+        last_end = max(last_end, offset + nbytes)
+    alignment = metadata.get("general.alignment", 32)
+    if not isinstance(alignment, int) or alignment <= 0:
+        alignment = 32
+    position = handle.tell()
+    data_start = position + (-position % alignment)
+    return parameters, (data_start + last_end) if count else 0
 
 
 def _unpack(handle: IO[bytes], fmt: str) -> tuple[Any, ...]:

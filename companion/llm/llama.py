@@ -49,6 +49,15 @@ def _route_llama_logs() -> None:
     llama_cpp.llama_log_set(callback, ctypes.c_void_p(0))
 
 
+def _patch_failed_load_cleanup() -> None:
+    """llama-cpp-python 0.3.x: a LlamaModel whose load failed raises AttributeError in __del__
+    (it reads `sampler` before setting it). A class default makes that cleanup a no-op."""
+    from llama_cpp import _internals
+
+    if not hasattr(_internals.LlamaModel, "sampler"):
+        _internals.LlamaModel.sampler = None
+
+
 def physical_cores() -> int:
     count = os.cpu_count() or 2
     return max(1, count // 2) if count > 4 else count
@@ -71,6 +80,23 @@ def gpu_offload_supported() -> bool:
         return False
 
 
+def probe_model(path: Path) -> None:
+    """Load only the vocabulary (no weights): raises UnsupportedModelError if this llama.cpp cannot run the file."""
+    meta = read_gguf(path)
+    _route_llama_logs()
+    import llama_cpp
+
+    params = llama_cpp.llama_model_default_params()
+    params.vocab_only = True
+    model = llama_cpp.llama_model_load_from_file(str(path).encode("utf-8"), params)
+    if not model:
+        raise UnsupportedModelError(
+            f"This version of Companion's llama.cpp cannot run {path.name} (architecture '{meta.architecture}'). "
+            "Choose another model, or update Companion."
+        )
+    llama_cpp.llama_model_free(model)
+
+
 class LlamaBackend:
     """One llama.cpp model; calls are serialized on an internal lock (Llama is not thread-safe)."""
 
@@ -87,6 +113,7 @@ class LlamaBackend:
         meta = read_gguf(path)  # ModelNotFoundError / NotAGGUFError before llama.cpp sees it
         self._check_memory(meta, n_ctx)
         _route_llama_logs()
+        _patch_failed_load_cleanup()
         import llama_cpp
 
         offload = gpu_offload_supported()

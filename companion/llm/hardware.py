@@ -1,0 +1,295 @@
+"""What this machine offers a model (cores, RAM, GPU/VRAM) and how much a model will need of it."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from companion.errors import ModelMemoryError
+from companion.llm.gguf import GGUFInfo
+
+GPU_LAYERS_AUTO = -2  # ModelSettings.n_gpu_layers: as many layers as fit
+GPU_LAYERS_ALL = -1
+_MIB = 2**20
+_GIB = 2**30
+VRAM_RESERVE = 512 * _MIB  # left free for the desktop and the driver
+RAM_RESERVE = 256 * _MIB
+
+
+@dataclass
+class GpuDevice:
+    name: str
+    total_bytes: int | None = None
+    free_bytes: int | None = None
+
+
+@dataclass
+class Capabilities:
+    """A snapshot of the machine; tests build one by hand instead of probing."""
+
+    gpu_offload: bool = False  # the installed llama.cpp build can offload layers to a GPU
+    gpus: list[GpuDevice] = field(default_factory=list)
+    physical_cores: int = 1
+    ram_total: int | None = None
+    ram_available: int | None = None
+    unified_memory: bool = False  # Apple silicon: the GPU uses system RAM
+
+    @property
+    def vram_free(self) -> int | None:
+        if self.unified_memory and self.ram_available is not None:
+            return self.ram_available
+        known = [g.free_bytes for g in self.gpus if g.free_bytes is not None]
+        return max(known) if known else None
+
+    def describe_gpu(self) -> str:
+        if not self.gpu_offload:
+            return "CPU only (this llama.cpp build has no GPU support)"
+        if not self.gpus:
+            return "GPU build; no GPU details available"
+        parts = []
+        for gpu in self.gpus:
+            memory = f", {gpu.free_bytes / _GIB:.1f} GB free" if gpu.free_bytes is not None else ""
+            parts.append(f"{gpu.name}{memory}")
+        return "; ".join(parts)
+
+
+@dataclass
+class MemoryEstimate:
+    weights: int
+    kv_cache: int
+    compute: int
+    gpu_layers: int  # resolved: 0..block_count+1
+    total_layers: int
+    ram: int  # bytes of system RAM the model will take
+    vram: int  # bytes of GPU memory
+
+    def describe(self) -> str:
+        if self.vram:
+            return f"about {self.ram / _GIB:.1f} GB RAM + {self.vram / _GIB:.1f} GB VRAM"
+        return f"about {self.ram / _GIB:.1f} GB RAM"
+
+
+def detect(gpu_offload: bool | None = None) -> Capabilities:
+    """Probe this machine (cheap: a few files, at most one short `nvidia-smi` call)."""
+    if gpu_offload is None:
+        from companion.llm.llama import gpu_offload_supported
+
+        gpu_offload = gpu_offload_supported()
+    total, available = ram_bytes()
+    apple = sys.platform == "darwin" and platform.machine() == "arm64"
+    gpus = _nvidia_gpus() if gpu_offload and not apple else []
+    if apple and gpu_offload:
+        gpus = [GpuDevice("Apple GPU (Metal, shared memory)", total, available)]
+    return Capabilities(
+        gpu_offload=gpu_offload,
+        gpus=gpus,
+        physical_cores=physical_cores(),
+        ram_total=total,
+        ram_available=available,
+        unified_memory=apple,
+    )
+
+
+def physical_cores() -> int:
+    """Physical cores (hyper-threads share one core's compute; using them slows llama.cpp down)."""
+    logical = os.cpu_count() or 1
+    if sys.platform.startswith("linux"):
+        cores = _linux_physical_cores()
+        if cores:
+            return cores
+    elif sys.platform == "darwin":
+        value = _sysctl("hw.physicalcpu")
+        if value:
+            return value
+    return max(1, logical // 2) if logical >= 4 else logical
+
+
+def _linux_physical_cores() -> int | None:
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    pairs: set[tuple[str, str]] = set()
+    physical = core = ""
+    for line in text.splitlines() + [""]:
+        key, _, value = line.partition(":")
+        key, value = key.strip(), value.strip()
+        if key == "physical id":
+            physical = value
+        elif key == "core id":
+            core = value
+        elif not key and core:
+            pairs.add((physical, core))
+            physical = core = ""
+    if not pairs:
+        return None
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        usable = len(pairs)
+    return max(1, min(len(pairs), usable))
+
+
+def _sysctl(name: str) -> int | None:
+    try:
+        out = subprocess.run(["sysctl", "-n", name], capture_output=True, text=True, timeout=2, check=True).stdout
+        return int(out.strip())
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+
+
+def ram_bytes() -> tuple[int | None, int | None]:
+    """(total, available) system RAM; None where it cannot be read."""
+    if sys.platform.startswith("linux"):
+        try:
+            info = {}
+            for line in Path("/proc/meminfo").read_text().splitlines():
+                key, _, value = line.partition(":")
+                parts = value.split()
+                if parts:
+                    info[key] = int(parts[0]) * 1024
+            return info.get("MemTotal"), info.get("MemAvailable", info.get("MemFree"))
+        except (OSError, ValueError):
+            return None, None
+    if sys.platform == "win32":
+        return _windows_memory()
+    if sys.platform == "darwin":
+        total = _sysctl("hw.memsize")
+        try:
+            free_pages = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (ValueError, OSError, AttributeError):
+            free_pages = None
+        # macOS keeps most idle RAM as reclaimable cache; count half of the rest as available.
+        if total and free_pages is not None:
+            return total, max(free_pages, total // 2)
+        return total, free_pages
+    return None, None
+
+
+def _windows_memory() -> tuple[int | None, int | None]:
+    class MemoryStatus(ctypes.Structure):
+        _fields_ = [
+            ("dwLength", ctypes.c_ulong), ("dwMemoryLoad", ctypes.c_ulong),
+            ("ullTotalPhys", ctypes.c_ulonglong), ("ullAvailPhys", ctypes.c_ulonglong),
+            ("ullTotalPageFile", ctypes.c_ulonglong), ("ullAvailPageFile", ctypes.c_ulonglong),
+            ("ullTotalVirtual", ctypes.c_ulonglong), ("ullAvailVirtual", ctypes.c_ulonglong),
+            ("ullAvailExtendedVirtual", ctypes.c_ulonglong),
+        ]
+
+    status = MemoryStatus()
+    status.dwLength = ctypes.sizeof(MemoryStatus)
+    try:
+        if ctypes.windll.kernel32.GlobalMemoryStatusEx(ctypes.byref(status)):  # type: ignore[attr-defined]
+            return int(status.ullTotalPhys), int(status.ullAvailPhys)
+    except (AttributeError, OSError):
+        pass
+    return None, None
+
+
+def _nvidia_gpus() -> list[GpuDevice]:
+    tool = shutil.which("nvidia-smi")
+    if tool is None:
+        return []
+    try:
+        out = subprocess.run(
+            [tool, "--query-gpu=name,memory.total,memory.free", "--format=csv,noheader,nounits"],
+            capture_output=True, text=True, timeout=3, check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return parse_nvidia_smi(out)
+
+
+def parse_nvidia_smi(text: str) -> list[GpuDevice]:
+    """Rows of `name, total MiB, free MiB`."""
+    gpus = []
+    for line in text.strip().splitlines():
+        parts = [p.strip() for p in line.split(",")]
+        if len(parts) != 3:
+            continue
+        try:
+            gpus.append(GpuDevice(parts[0], int(float(parts[1]) * _MIB), int(float(parts[2]) * _MIB)))
+        except ValueError:
+            continue
+    return gpus
+
+
+# -- estimates ------------------------------------------------------------------
+
+
+def kv_cache_bytes(meta: GGUFInfo, n_ctx: int) -> int:
+    """f16 K and V for every layer; falls back to a rough share of the weights when the header lacks sizes."""
+    layers = meta.block_count or 0
+    embd = meta.arch_int("embedding_length")
+    heads = meta.arch_int("attention.head_count")
+    if not (layers and embd and heads):
+        return max(64 * _MIB, meta.file_size // 8) * n_ctx // 4096
+    kv_heads = meta.arch_int("attention.head_count_kv") or heads
+    key_len = meta.arch_int("attention.key_length") or embd // heads
+    value_len = meta.arch_int("attention.value_length") or embd // heads
+    return layers * n_ctx * kv_heads * (key_len + value_len) * 2
+
+
+def estimate(meta: GGUFInfo, n_ctx: int, gpu_layers: int) -> MemoryEstimate:
+    """Memory for these weights at this context with `gpu_layers` resolved (0..block_count+1, or -1 = all)."""
+    total_layers = (meta.block_count or 0) + 1  # llama.cpp counts the output layer as one more
+    layers = total_layers if gpu_layers < 0 else min(gpu_layers, total_layers)
+    weights = meta.file_size
+    kv = kv_cache_bytes(meta, n_ctx)
+    embd = meta.arch_int("embedding_length") or 2048
+    compute = 64 * _MIB + n_ctx * embd * 4 * 4
+    share = layers / total_layers if total_layers else 0.0
+    vram = int((weights + kv) * share + compute) if layers else 0
+    ram = int((weights + kv) * (1 - share)) + (compute if not layers else 64 * _MIB)
+    return MemoryEstimate(weights, kv, compute, layers, total_layers, ram, vram)
+
+
+def auto_gpu_layers(meta: GGUFInfo, n_ctx: int, caps: Capabilities) -> int:
+    """As many layers as fit in free VRAM; all if VRAM cannot be read; 0 without GPU support."""
+    if not caps.gpu_offload:
+        return 0
+    free = caps.vram_free
+    if free is None:
+        return GPU_LAYERS_ALL
+    full = estimate(meta, n_ctx, GPU_LAYERS_ALL)
+    budget = free - VRAM_RESERVE - full.compute
+    if budget <= 0:
+        return 0
+    per_layer = (full.weights + full.kv_cache) / max(1, full.total_layers)
+    layers = int(budget // per_layer)
+    return GPU_LAYERS_ALL if layers >= full.total_layers else max(0, layers)
+
+
+def resolve_gpu_layers(requested: int, meta: GGUFInfo, n_ctx: int, caps: Capabilities) -> int:
+    if not caps.gpu_offload:
+        return 0
+    if requested == GPU_LAYERS_AUTO:
+        return auto_gpu_layers(meta, n_ctx, caps)
+    return requested
+
+
+def check_fits(meta: GGUFInfo, n_ctx: int, gpu_layers: int, caps: Capabilities) -> MemoryEstimate:
+    """The estimate, or ModelMemoryError saying what to change when it clearly cannot fit."""
+    need = estimate(meta, n_ctx, gpu_layers)
+    name = meta.path.name
+    ram_free = caps.ram_available
+    if ram_free is not None and need.ram > ram_free + RAM_RESERVE and not caps.unified_memory:
+        raise ModelMemoryError(
+            f"{name} with a {n_ctx}-token context needs {need.describe()}, but only {ram_free / _GIB:.1f} GB RAM "
+            "is free. Close other programs, lower the context size, choose a smaller model "
+            "(or a smaller quantization), or use a model server in Settings > Model."
+        )
+    vram_free = caps.vram_free
+    total_need = need.ram + need.vram if caps.unified_memory else need.vram
+    if vram_free is not None and need.vram and total_need > vram_free:
+        raise ModelMemoryError(
+            f"{name} with {need.gpu_layers} layers on the GPU needs {need.vram / _GIB:.1f} GB VRAM, but only "
+            f"{vram_free / _GIB:.1f} GB is free. Set GPU layers to Auto or a lower number, or lower the context size."
+        )
+    return need

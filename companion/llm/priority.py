@@ -1,0 +1,189 @@
+"""One model, two queues: chat (foreground) goes first, background work (sleep, learning) yields to it."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Iterator
+
+from companion.llm.base import Backend, Chunk, GenerationOptions, Message, ModelInfo
+
+DEFAULT_QUIET_S = 1.0
+
+
+class Preempted(Exception):
+    """Raised inside a background generation that chat interrupted (caught by the view, which retries)."""
+
+
+class SharedBackend:
+    """Serializes access to one Backend; chat requests preempt background generations.
+
+    A background generation is collected whole before it is handed back; when a chat
+    request arrives it is stopped and re-run from the start once chat has been idle for
+    `quiet_s` seconds, so the caller never sees a half answer.
+    """
+
+    def __init__(self, inner: Backend, *, quiet_s: float = DEFAULT_QUIET_S) -> None:
+        self.inner = inner
+        self.quiet_s = quiet_s
+        self._cond = threading.Condition()
+        self._busy = False  # someone is using `inner`
+        self._busy_is_background = False
+        self._foreground_waiting = 0
+        self._last_foreground = float("-inf")
+        self.preemptions = 0
+
+    @property
+    def info(self) -> ModelInfo:
+        return self.inner.info
+
+    def foreground(self) -> "ForegroundView":
+        return ForegroundView(self)
+
+    def background(self) -> "BackgroundView":
+        return BackgroundView(self)
+
+    # -- scheduling ----------------------------------------------------------
+
+    def _enter_foreground(self) -> None:
+        with self._cond:
+            self._foreground_waiting += 1
+            if self._busy and self._busy_is_background:
+                self.inner.cancel()  # stop the background generation within a token
+            try:
+                while self._busy:
+                    self._cond.wait()
+            finally:
+                self._foreground_waiting -= 1
+            self._busy = True
+            self._busy_is_background = False
+
+    def _leave(self, foreground: bool) -> None:
+        with self._cond:
+            self._busy = False
+            self._busy_is_background = False
+            if foreground:
+                self._last_foreground = time.monotonic()
+            self._cond.notify_all()
+
+    def _enter_background(self, cancelled: threading.Event) -> bool:
+        """Wait until chat is idle (and has been for quiet_s); False if cancelled meanwhile."""
+        with self._cond:
+            while True:
+                if cancelled.is_set():
+                    return False
+                quiet_left = self._last_foreground + self.quiet_s - time.monotonic()
+                if not self._busy and not self._foreground_waiting and quiet_left <= 0:
+                    self._busy = True
+                    self._busy_is_background = True
+                    return True
+                self._cond.wait(timeout=max(0.02, min(quiet_left, 0.5)) if quiet_left > 0 else 0.5)
+
+    def foreground_pending(self) -> bool:
+        with self._cond:
+            return self._foreground_waiting > 0
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class ForegroundView:
+    """The Backend that chat uses: waits only for a background call to stop, never queues behind it."""
+
+    def __init__(self, shared: SharedBackend) -> None:
+        self._shared = shared
+
+    @property
+    def info(self) -> ModelInfo:
+        return self._shared.info
+
+    def stream_chat(self, messages: list[Message], options: GenerationOptions) -> Iterator[Chunk]:
+        self._shared._enter_foreground()
+        try:
+            yield from self._shared.inner.stream_chat(messages, options)
+        finally:
+            self._shared._leave(foreground=True)
+
+    def count_tokens(self, text: str) -> int:
+        return self._shared.inner.count_tokens(text)
+
+    def cancel(self) -> None:
+        shared = self._shared
+        with shared._cond:
+            if shared._busy and not shared._busy_is_background:
+                shared.inner.cancel()
+
+    def prefill(self, messages: list[Message]) -> None:
+        self._shared._enter_foreground()
+        try:
+            self._shared.inner.prefill(messages)
+        finally:
+            self._shared._leave(foreground=True)
+
+    def close(self) -> None:
+        """Views do not own the model; close the SharedBackend instead."""
+
+
+class BackgroundView:
+    """The Backend that background jobs use: yields to chat, retries after preemption, cancellable."""
+
+    def __init__(self, shared: SharedBackend) -> None:
+        self._shared = shared
+        self._cancelled = threading.Event()
+
+    @property
+    def info(self) -> ModelInfo:
+        return self._shared.info
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled.is_set()
+
+    def stream_chat(self, messages: list[Message], options: GenerationOptions) -> Iterator[Chunk]:
+        while True:
+            if not self._shared._enter_background(self._cancelled):
+                yield Chunk(finish_reason="cancelled")
+                return
+            try:
+                chunks = self._run_once(messages, options)
+            finally:
+                self._shared._leave(foreground=False)
+            if chunks is not None:
+                yield from chunks
+                return
+            if self._cancelled.is_set():
+                yield Chunk(finish_reason="cancelled")
+                return
+            self._shared.preemptions += 1  # chat interrupted us: wait for quiet, then start over
+
+    def _run_once(self, messages: list[Message], options: GenerationOptions) -> list[Chunk] | None:
+        collected: list[Chunk] = []
+        stream = self._shared.inner.stream_chat(messages, options)
+        try:
+            for chunk in stream:
+                if self._cancelled.is_set() or self._shared.foreground_pending():
+                    return None
+                if chunk.finish_reason == "cancelled":
+                    return None
+                collected.append(chunk)
+        finally:
+            stream.close()  # type: ignore[attr-defined]
+        return collected
+
+    def count_tokens(self, text: str) -> int:
+        return self._shared.inner.count_tokens(text)
+
+    def cancel(self) -> None:
+        """Stop this view for good: a running generation stops, later ones return 'cancelled'."""
+        self._cancelled.set()
+        shared = self._shared
+        with shared._cond:
+            if shared._busy and shared._busy_is_background:
+                shared.inner.cancel()
+            shared._cond.notify_all()
+
+    def prefill(self, messages: list[Message]) -> None:
+        """Background work never warms the cache: that would evict chat's prefix."""
+
+    def close(self) -> None:
+        """Views do not own the model."""
