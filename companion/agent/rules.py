@@ -99,10 +99,18 @@ def _first(patterns: list[re.Pattern[str]], text: str, group: str) -> str | None
     return None
 
 
+_PARTICLES = re.compile(r"[吧啊呀呢哦嘛]+$")
+
+
+def _name(patterns: list[re.Pattern[str]], text: str) -> str | None:
+    value = _first(patterns, text, "name")
+    return _PARTICLES.sub("", value) or None if value else None
+
+
 def bootstrap_answers(message: str) -> BootstrapAnswers:
     """What a first-conversation message tells about names, use and preferred style."""
-    user_name = _first(_USER_NAME, message, "name")
-    companion_name = _first(_COMPANION_NAME, message, "name")
+    user_name = _name(_USER_NAME, message)
+    companion_name = _name(_COMPANION_NAME, message)
     if user_name and companion_name and user_name == companion_name:
         user_name = None
     styles = tuple(style for pattern, style in _STYLES if pattern.search(message))
