@@ -81,6 +81,10 @@ class UnsafeArchiveError(PortabilityError):
     """A .zip to import has unsafe entries (.. or absolute paths, links) or is too large."""
 
 
+class TransferCancelledError(PortabilityError):
+    """The user stopped an export or import; nothing was changed."""
+
+
 class UnrecognizedSourceError(PortabilityError):
     """An import source is neither a memory folder nor a format Companion can migrate."""
 
@@ -118,3 +122,15 @@ class ToolError(CompanionError):
 
 class SearchError(CompanionError):
     """The search index cannot be used or rebuilt (memory itself is unaffected)."""
+
+
+class RemoteServerError(ModelError):
+    """The model server (OpenAI-compatible API) is unreachable, refused the request, or failed."""
+
+
+class DownloadError(ModelError):
+    """Downloading a model failed (network, disk space, checksum)."""
+
+
+class DownloadCancelled(DownloadError):
+    """The user stopped a download; the partial file is kept so it can resume."""
