@@ -51,13 +51,105 @@ def build_system_prompt(
     bootstrap: str | None = None,
 ) -> str:
     """Base instructions + '## Soul' + '## User Profile' + '## Long-term Memory' (+ bootstrap)."""
-    parts = [base.strip()]
-    for title, body in (("Soul", soul), ("User Profile", user), ("Long-term Memory", memory)):
-        text = strip_comments(body)
-        parts.append(f"## {title}\n{_demote(text) if has_content(text) else '(nothing yet)'}")
+    parts = [base.strip(), memory_sections({"SOUL.md": soul, "USER.md": user, "MEMORY.md": memory})]
     if bootstrap:
         parts.append(f"## First conversation\n{bootstrap.strip()}")
     return "\n\n".join(parts) + "\n"
+
+
+# -- the memory budget ---------------------------------------------------------
+
+LONG_TERM_TITLES = (("SOUL.md", "Soul"), ("USER.md", "User Profile"), ("MEMORY.md", "Long-term Memory"))
+_DROP_ORDER = ("MEMORY.md", "USER.md", "SOUL.md")  # the persona goes last
+_CITED_DAY = re.compile(r"\b(\d{4}-\d{2}-\d{2})(?:#\d+)?\b")
+_ENTRY_START = re.compile(r"^(?:[-*+]|\d+[.)])\s")
+
+
+def memory_sections(bodies: dict[str, str]) -> str:
+    """The long-term part of the system prompt, as it is rendered there."""
+    parts = []
+    for name, title in LONG_TERM_TITLES:
+        text = strip_comments(bodies.get(name, ""))
+        parts.append(f"## {title}\n{_demote(text) if has_content(text) else '(nothing yet)'}")
+    return "\n\n".join(parts)
+
+
+def _entries(body: str) -> list[list[str]]:
+    """A body cut into blocks: a heading alone, or an entry (bullet with its continuation lines, or paragraph)."""
+    blocks: list[list[str]] = []
+    for line in strip_comments(body).splitlines():
+        starts = _HEADING_ONLY.match(line) or _ENTRY_START.match(line) or not line.strip()
+        if starts or not blocks or _HEADING_ONLY.match(blocks[-1][0]):
+            blocks.append([line])
+        else:
+            blocks[-1].append(line)
+    return [b for b in blocks if "".join(b).strip()]
+
+
+def _drop_rank(block: list[str], position: int) -> tuple[str, int]:
+    """Older entries go first (by the newest date they cite); undated ones from the end of the file."""
+    days = _CITED_DAY.findall("\n".join(block))
+    return (max(days) if days else "9999-99-99", -position if not days else position)
+
+
+RECALL_SHARE = 0.4  # of the memory budget, kept free for recalled snippets when the files are long
+
+
+@dataclass
+class MemoryFit:
+    """The long-term part of the prompt within the budget, and what is left for recall."""
+
+    bodies: dict[str, str]
+    dropped: list[str]
+    tokens: int  # the long-term sections as rendered
+    budget: int
+
+    @property
+    def recall_budget(self) -> int:
+        return max(0, self.budget - self.tokens)
+
+
+def fit_memory(bodies: dict[str, str], budget: int, count: Callable[[str], int]) -> MemoryFit:
+    """Long-term files take at most (1 - RECALL_SHARE) of the budget; recall gets the rest."""
+    cap = int(budget * (1 - RECALL_SHARE))
+    kept, dropped = fit_long_term(bodies, cap, count)
+    return MemoryFit(kept, dropped, count(memory_sections(kept)), budget)
+
+
+def fit_long_term(bodies: dict[str, str], budget: int, count: Callable[[str], int]) -> tuple[dict[str, str], list[str]]:
+    """Long-term bodies cut to fit `budget` tokens once rendered, and the entries left out.
+
+    MEMORY.md entries go first (oldest dated first), then USER.md, then SOUL.md; headings stay.
+    The result depends only on the files and the budget, so the system prompt stays the same
+    from turn to turn. Entries left out are still found by recall.
+    """
+    if count(memory_sections(bodies)) <= budget:
+        return dict(bodies), []
+    blocks = {name: _entries(bodies.get(name, "")) for name, _ in LONG_TERM_TITLES}
+    dropped: list[str] = []
+    kept = {name: list(range(len(b))) for name, b in blocks.items()}
+
+    def render() -> dict[str, str]:
+        return {n: "\n".join("\n".join(blocks[n][i]) for i in kept[n]) for n in blocks}
+
+    for name in _DROP_ORDER:
+        order = sorted(
+            (i for i in kept[name] if not _HEADING_ONLY.match(blocks[name][i][0])),
+            key=lambda i: _drop_rank(blocks[name][i], i),
+        )
+        costs = {i: count("\n".join(blocks[name][i])) + 1 for i in order}
+        excess = count(memory_sections(render())) - budget
+        for index in order:
+            if excess <= 0:
+                break
+            kept[name].remove(index)
+            dropped.append("\n".join(blocks[name][index]))
+            excess -= costs[index]
+            if excess <= 0:  # the per-entry estimate may be off by a token or two: check the real thing
+                excess = count(memory_sections(render())) - budget
+        if excess <= 0:
+            break
+    return render(), dropped
 
 
 def render_user(record: Record) -> str:

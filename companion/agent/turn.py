@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterator
 
 from companion.agent import prompt as P
 from companion.agent.memory_requests import MemoryRequests
+from companion.agent.recall import install_recall
 from companion.agent.rules import memory_request
 from companion.agent.tools import ToolExecutor, tool_message_content
 from companion.agent.triggers import TriggerState, parse_triggers
@@ -20,6 +21,7 @@ from companion.llm.base import Backend, GenerationOptions, Message
 from companion.memory.daylog import DayLog, now_local
 from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record
+from companion.memory.search.tokenize import estimate_tokens
 from companion.memory.setup import template_text
 from companion.paths import Home
 from companion.settings import Settings
@@ -33,7 +35,7 @@ HISTORY_TAIL = 400
 
 @dataclass
 class TurnEvent:
-    """What a turn reports as it goes: kind is user | memory | delta | tool | done | error."""
+    """What a turn reports as it goes: kind is user | memory | recall | delta | tool | done | error."""
 
     kind: str
     text: str = ""
@@ -81,6 +83,9 @@ class Agent:
         self._base = template_text("base_instructions.md")
         self._bootstrap = template_text("BOOTSTRAP.md")
         self._busy = threading.Lock()
+        self._fit: P.MemoryFit | None = None
+        self._fit_key: tuple[object, ...] | None = None
+        self.recall = install_recall(self)
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -98,11 +103,26 @@ class Agent:
         return not P.has_content(self.store.read("SOUL.md").body)
 
     def system_prompt(self) -> str:
+        """Stable from turn to turn: depends only on the long-term files and the memory budget."""
+        fit = self.memory_fit()
         soul = self.store.read("SOUL.md").body
         bootstrap = self._bootstrap if not P.has_content(soul) else None
-        return P.build_system_prompt(
-            self._base, soul, self.store.read("USER.md").body, self.store.read("MEMORY.md").body, bootstrap
-        )
+        bodies = fit.bodies
+        return P.build_system_prompt(self._base, bodies["SOUL.md"], bodies["USER.md"], bodies["MEMORY.md"], bootstrap)
+
+    def memory_fit(self) -> P.MemoryFit:
+        """The long-term files as they fit their share of memory.prompt_budget_tokens (cached per content)."""
+        bodies = {name: self.store.read(name).body for name, _ in P.LONG_TERM_TITLES}
+        budget = self.settings.memory.prompt_budget_tokens
+        key = (tuple(bodies.values()), budget, id(self.backend))
+        if self._fit is None or self._fit_key != key:
+            self._fit = P.fit_memory(bodies, budget, self.count_tokens)
+            self._fit_key = key
+        return self._fit
+
+    def count_tokens(self, text: str) -> int:
+        """With the model's tokenizer when one is loaded, else a documented estimate."""
+        return self.backend.count_tokens(text) if self.backend is not None else estimate_tokens(text)
 
     def _history_records(self) -> list[Record]:
         return P.conversational(self.daylog.tail(HISTORY_TAIL))
@@ -194,9 +214,13 @@ class Agent:
             yield TurnEvent("error", text="The model is not loaded yet. Your message is saved; try again when it is ready.")
             return
         blocks = self._recall(text)
+        recalled = [h.where for h in self.recall.last.hits]
+        if recalled:
+            yield TurnEvent("recall", data={"hits": [h.to_dict() for h in self.recall.last.hits]})
         final = {"role": "user", "content": P.render_final_user(user_record, blocks, notes)}
         try:
-            yield from self._generate(self.build_messages(final, exclude_id=user_record.id))
+            extra = {"recalled": recalled} if recalled else {}
+            yield from self._generate(self.build_messages(final, exclude_id=user_record.id), **extra)
         except ModelError as exc:
             self._fire("error")
             self.daylog.append("event", f"Reply failed: {exc}")

@@ -1,0 +1,225 @@
+"""Automatic recall: the best memory snippets for each message, within the memory budget; the memory_search tool."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+from companion.errors import CompanionError, ToolError
+from companion.memory.search import Hit, RankSettings, SearchIndex, SearchQuery, search
+from companion.memory.search.tokenize import index_terms, query_terms
+
+if TYPE_CHECKING:
+    from companion.agent.turn import Agent
+
+log = logging.getLogger(__name__)
+
+HEADER = "Memories that may help (dated; older ones may be out of date):"
+MAX_SNIPPET_TOKENS = 90
+STARTUP_WAIT_S = 5.0
+_TRIVIAL = re.compile(
+    r"^(ok(ay)?|k|kk|thanks?( you)?( so much)?|thx|ty|cool|nice|great|good|yes|yeah|yep|no|nope|sure|fine|hi|"
+    r"hello|hey|bye|good ?night|good ?morning|lol|haha+|hm+|wow|好的?|嗯+|哦+|谢谢(你)?|哈+|好吧|是的?|对|不|再见|晚安|早安?)"
+    r"[\s!.?,。！？～~]*$",
+    re.I,
+)
+_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
+
+MEMORY_SEARCH_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "memory_search",
+        "description": "Search everything remembered (past conversations, memory files, digests). "
+        "Returns snippets with file, record id or line, date and score.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "What to look for, in the user's words."},
+                "k": {"type": "integer", "minimum": 1, "maximum": 20, "description": "How many snippets (default 5)."},
+            },
+            "required": ["query"],
+        },
+    },
+}
+
+
+def is_trivial(text: str) -> bool:
+    """Acknowledgements and greetings need no recall."""
+    stripped = text.strip()
+    return not stripped or bool(_TRIVIAL.match(stripped)) or not query_terms(stripped)
+
+
+def best_excerpt(text: str, terms: list[str], count: Callable[[str], int], limit: int = MAX_SNIPPET_TOKENS) -> str:
+    """The whole text when short, else the sentences that hold the query's terms (in their order)."""
+    text = " ".join(text.split())
+    if count(text) <= limit:
+        return text
+    sentences = [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
+    wanted = set(terms)
+    scored = sorted(range(len(sentences)), key=lambda i: (-len(wanted & set(index_terms(sentences[i]))), i))
+    chosen: list[int] = []
+    used = 0
+    for index in scored:
+        cost = count(sentences[index]) + 1
+        if used + cost > limit:
+            continue
+        chosen.append(index)
+        used += cost
+    if not chosen:
+        return _clip(sentences[scored[0]] if sentences else text, limit, count)
+    chosen.sort()
+    parts = []
+    for position, index in enumerate(chosen):
+        if position and chosen[position - 1] != index - 1 or (position == 0 and index > 0):
+            parts.append("…")
+        parts.append(sentences[index])
+    if chosen[-1] < len(sentences) - 1:
+        parts.append("…")
+    return " ".join(parts)
+
+
+def _clip(text: str, limit: int, count: Callable[[str], int]) -> str:
+    low, high = 0, len(text)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if count(text[:middle] + "…") <= limit:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low] + "…"
+
+
+def snippet_line(hit: Hit, excerpt: str) -> str:
+    """One dated line of the memory block."""
+    item = hit.item
+    if item.kind == "turn":
+        who = "user" if item.role == "user" else "you"
+        return f"- [{item.day} {who}] {excerpt}"
+    if item.kind == "digest":
+        return f"- [{item.day} summary] {excerpt}"
+    where = item.source + (f", {item.context}" if item.context else "")
+    return f"- [{where}] {excerpt}"
+
+
+@dataclass
+class Packed:
+    block: str | None
+    hits: list[Hit] = field(default_factory=list)
+    tokens: int = 0
+
+
+def pack(hits: list[Hit], budget: int, count: Callable[[str], int]) -> Packed:
+    """Snippets in rank order while they fit `budget` tokens; what does not fit (the least relevant) is left out."""
+    if not hits or budget <= count(HEADER) + 8:
+        return Packed(None)
+    lines = [HEADER]
+    chosen: list[Hit] = []
+    for hit in hits:
+        line = snippet_line(hit, best_excerpt(hit.item.text, hit.terms, count))
+        if count("\n".join(lines + [line])) <= budget:
+            lines.append(line)
+            chosen.append(hit)
+    if not chosen:
+        return Packed(None)
+    block = "\n".join(lines)
+    return Packed(block, chosen, count(block))
+
+
+class Recall:
+    """Keeps the index in step with the memory folder and recalls for every turn of one agent."""
+
+    def __init__(self, agent: "Agent", index: SearchIndex | None = None, settings: RankSettings | None = None) -> None:
+        self.agent = agent
+        self.index = index or SearchIndex(agent.home)
+        self.settings = settings or RankSettings()
+        self.k = 8
+        self.ready = threading.Event()
+        self.last: Packed = Packed(None)
+        agent.store.subscribe(self._on_memory_change)
+        threading.Thread(target=self._startup, name="search-index", daemon=True).start()
+
+    def _startup(self) -> None:
+        """Catch up with what changed while the app was closed (including edits made outside it)."""
+        try:
+            self.index.sync()
+        except Exception:  # recall is a bonus: a broken index must never stop the app
+            log.exception("Search index start-up scan failed")
+        finally:
+            self.ready.set()
+
+    def _on_memory_change(self, name: str, _doc: object) -> None:
+        self.index.mark_dirty(self.agent.store.path(name))
+
+    def _wait(self) -> bool:
+        return self.ready.wait(STARTUP_WAIT_S)
+
+    def _in_prompt(self) -> frozenset[str]:
+        """Ids of the turns the history part of the prompt already holds."""
+        from companion.agent.prompt import conversational
+        from companion.agent.turn import HISTORY_TAIL
+
+        records = conversational(self.agent.daylog.tail(HISTORY_TAIL))
+        ids = [r.id for r in records]
+        start = self.agent.window.start_id
+        first = ids.index(start) if start in ids else max(0, len(ids) - 2)
+        return frozenset(ids[first:])
+
+    def hits_for(self, text: str, k: int | None = None) -> list[Hit]:
+        if not self._wait():
+            return []
+        self.index.refresh()
+        fit = self.agent.memory_fit()
+        shown = "\n".join(fit.bodies.values())
+        query = SearchQuery(text, k=(k or self.k) * 2, today=self.agent.clock().date(), exclude=self._in_prompt())
+        hits = [h for h in search(self.index, query, self.settings) if not (h.item.kind == "entry" and h.item.text in shown)]
+        return hits[: k or self.k]
+
+    def provider(self, text: str) -> str | None:
+        """The context provider: a memory block for this message, or None."""
+        self.last = Packed(None)
+        if is_trivial(text):
+            return None
+        hits = self.hits_for(text)
+        packed = pack(hits, self.agent.memory_fit().recall_budget, self.agent.count_tokens)
+        self.last = packed
+        if packed.hits:
+            self.index.record_hits(h.item for h in packed.hits)
+        return packed.block
+
+    def tool(self, args: dict[str, Any]) -> str:
+        """memory_search(query, k): JSON list of snippets with file, id or line, date and score."""
+        query = args.get("query")
+        if not isinstance(query, str) or not query.strip():
+            raise ToolError("memory_search needs 'query': the words to look for.")
+        k = args.get("k", 5)
+        if not isinstance(k, int) or isinstance(k, bool):
+            raise ToolError("'k' must be a whole number from 1 to 20.")
+        k = min(max(k, 1), 20)
+        try:
+            self._wait()
+            self.index.refresh()
+            hits = search(self.index, SearchQuery(query, k=k, today=self.agent.clock().date()), self.settings)
+        except CompanionError as exc:
+            raise ToolError(f"Search failed: {exc}") from exc
+        results = []
+        for hit in hits:
+            entry = hit.to_dict()
+            entry["text"] = best_excerpt(hit.item.text, hit.terms, self.agent.count_tokens)
+            results.append(entry)
+        return json.dumps(results, ensure_ascii=False) if results else "No memories match that query."
+
+    def close(self) -> None:
+        self.agent.store.unsubscribe(self._on_memory_change)
+        self.index.close()
+
+
+def install_recall(agent: "Agent") -> Recall:
+    """Give an agent automatic recall (a context provider) and the memory_search tool."""
+    recall = Recall(agent)
+    agent.context_providers.append(recall.provider)
+    agent.tools.register(MEMORY_SEARCH_TOOL, recall.tool)
+    return recall

@@ -1,0 +1,462 @@
+"""The search index: SQLite FTS5 in state/, kept in step with the memory folder, rebuilt when broken."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, TypeVar
+
+from companion.errors import CompanionError, FrontmatterError, SearchError
+from companion.memory.document import split_frontmatter
+from companion.memory.records import Record
+from companion.memory.search.items import Item, markdown_items, record_item
+from companion.memory.search.tokenize import index_terms, is_cjk
+from companion.paths import LONG_TERM_FILES, Home
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+INDEX_FILE = "search.sqlite3"
+_HEAD_BYTES = 4096
+T = TypeVar("T")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files(
+    source TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+    sha TEXT NOT NULL, offset INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS items(
+    id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, source TEXT NOT NULL,
+    locator TEXT NOT NULL, day TEXT, role TEXT NOT NULL, text TEXT NOT NULL, context TEXT NOT NULL,
+    cites TEXT NOT NULL, ref TEXT NOT NULL, length INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS items_source ON items(source);
+CREATE INDEX IF NOT EXISTS items_day ON items(day);
+CREATE TABLE IF NOT EXISTS hits(hkey TEXT PRIMARY KEY, count INTEGER NOT NULL);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(terms, tokenize='unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE IF NOT EXISTS vocab USING fts5vocab(fts, 'row');
+"""
+
+
+@dataclass
+class Candidate:
+    """An item the text query matched, with its BM25 relevance (higher is better)."""
+
+    item: Item
+    relevance: float
+    hits: int = 0
+
+
+def hit_key(item: Item) -> str:
+    """Recall counts survive re-indexing: turns by id, file entries by their text."""
+    if item.kind == "turn":
+        return item.locator
+    return item.kind + ":" + hashlib.sha1(item.text.encode("utf-8")).hexdigest()[:16]
+
+
+class SearchIndex:
+    """One SQLite file under state/; safe to share between threads (one lock)."""
+
+    def __init__(self, home: Home, path: Path | None = None) -> None:
+        self.home = home
+        self.path = path or home.state / INDEX_FILE
+        self._lock = threading.RLock()
+        self._db: sqlite3.Connection | None = None
+        self._dirty: set[Path] = set()
+        self._last_sync = 0.0
+        self.rebuilt = False  # True once this instance had to start over from an empty index
+
+    # -- connection and recovery ----------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._db is not None:
+            return self._db
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fresh = not self.path.exists()
+        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(_SCHEMA)
+            version = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            if version is None:
+                db.execute("INSERT INTO meta VALUES('schema_version', ?)", (str(SCHEMA_VERSION),))
+            elif int(version[0]) != SCHEMA_VERSION:
+                raise sqlite3.DatabaseError(f"index schema {version[0]} is not {SCHEMA_VERSION}")
+            db.execute("SELECT count(*) FROM fts WHERE fts MATCH 'x'").fetchone()
+        except BaseException:
+            db.close()
+            raise
+        self._db = db
+        if fresh:
+            self.rebuilt = True
+        return db
+
+    def _guarded(self, action: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `action`; a corrupt or outdated index file is deleted, rebuilt from the memory folder, retried once."""
+        with self._lock:
+            try:
+                return action(self._connect())
+            except sqlite3.DatabaseError as exc:
+                log.warning("Search index %s is unusable (%s); rebuilding it from the memory folder.", self.path, exc)
+                self._discard()
+            try:
+                db = self._connect()
+                self.rebuilt = True
+                self._sync_all(db)
+                return action(db)
+            except sqlite3.Error as exc:
+                raise SearchError(
+                    f"The search index {self.path} cannot be rebuilt ({exc}). Check that the disk has space; "
+                    "memory itself is safe."
+                ) from exc
+
+    def _discard(self) -> None:
+        if self._db is not None:
+            try:
+                self._db.close()
+            except sqlite3.Error:
+                pass
+            self._db = None
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            try:
+                os.remove(str(self.path) + suffix)
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                raise SearchError(f"Cannot remove the broken search index {self.path}: {exc.strerror or exc}") from exc
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def rebuild(self) -> None:
+        """Start over from the memory folder."""
+        with self._lock:
+            self._discard()
+        self._guarded(self._sync_all)
+        self.rebuilt = True
+
+    # -- keeping in step ------------------------------------------------------
+
+    def sync(self) -> None:
+        """Full scan: every day log, long-term file and digest whose size, mtime or hash changed."""
+        self._guarded(self._sync_all)
+
+    def mark_dirty(self, path: Path) -> None:
+        """A file changed (long-term edit, new digest): re-read it before the next search."""
+        with self._lock:
+            self._dirty.add(path)
+
+    def refresh(self, max_age: float = 300.0) -> None:
+        """Cheap catch-up before a search: dirty files and the newest day log; a full scan now and then."""
+        if time.monotonic() - self._last_sync > max_age:
+            self.sync()
+            return
+        self._guarded(self._refresh)
+
+    def _refresh(self, db: sqlite3.Connection) -> None:
+        with self._lock:
+            dirty, self._dirty = self._dirty, set()
+        newest = _newest_day_file(self.home.days)
+        if newest is not None:
+            dirty.add(newest)
+        with _transaction(db):
+            for path in dirty:
+                self._sync_file(db, path)
+
+    def _sync_all(self, db: sqlite3.Connection) -> None:
+        memory = self.home.memory
+        seen: set[str] = set()
+        with _transaction(db):
+            for path in _memory_files(memory):
+                seen.add(self._source(path))
+                self._sync_file(db, path)
+            known = [row[0] for row in db.execute("SELECT source FROM files")]
+            for source in known:
+                if source not in seen:
+                    self._forget(db, source)
+        self._last_sync = time.monotonic()
+
+    def _source(self, path: Path) -> str:
+        return path.relative_to(self.home.memory).as_posix()
+
+    def _sync_file(self, db: sqlite3.Connection, path: Path) -> None:
+        source = self._source(path)
+        try:
+            stat = path.stat()
+        except FileNotFoundError:
+            self._forget(db, source)
+            return
+        row = db.execute("SELECT size, mtime_ns, sha, offset FROM files WHERE source=?", (source,)).fetchone()
+        if row is not None and row[0] == stat.st_size and row[1] == stat.st_mtime_ns:
+            return
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            log.warning("Search index skipped %s: %s", path, exc)
+            return
+        if source.startswith("days/"):
+            self._sync_day(db, source, data, stat, row)
+        else:
+            self._sync_markdown(db, source, data, stat, row)
+
+    def _sync_day(self, db: sqlite3.Connection, source: str, data: bytes, stat: os.stat_result, row: Any) -> None:
+        offset = 0
+        if row is not None and 0 < row[3] <= len(data) and data[row[3] - 1 : row[3]] == b"\n":
+            if hashlib.sha256(data[: min(row[3], _HEAD_BYTES)]).hexdigest() == row[2]:
+                offset = row[3]  # an append: only the new lines
+        if offset == 0:
+            self._forget(db, source)
+        end = data.rfind(b"\n") + 1  # a torn last line waits until it is complete
+        if end > offset:
+            self._insert(db, _records_in(data[offset:end], source))
+        consumed = max(end, offset)
+        sha = hashlib.sha256(data[: min(consumed, _HEAD_BYTES)]).hexdigest()
+        db.execute(
+            "INSERT OR REPLACE INTO files VALUES(?,?,?,?,?)", (source, stat.st_size, stat.st_mtime_ns, sha, consumed)
+        )
+
+    def _sync_markdown(self, db: sqlite3.Connection, source: str, data: bytes, stat: os.stat_result, row: Any) -> None:
+        sha = hashlib.sha256(data).hexdigest()
+        if row is None or row[2] != sha:
+            self._forget(db, source)
+            text = data.decode("utf-8", errors="replace")
+            kind = "digest" if source.startswith("digests/") else "entry"
+            try:
+                front, _, body = split_frontmatter(text)
+            except FrontmatterError:
+                front, body = "", text
+            self._insert(db, markdown_items(body, source, kind, first_line=front.count("\n") + 1))
+        db.execute("INSERT OR REPLACE INTO files VALUES(?,?,?,?,?)", (source, stat.st_size, stat.st_mtime_ns, sha, 0))
+
+    def add_records(self, records: Iterable[Record], source: str) -> None:
+        """Index records directly (the day file catches up its offset at the next refresh)."""
+
+        def action(db: sqlite3.Connection) -> None:
+            with _transaction(db):
+                self._insert(db, (i for i in (record_item(r, source) for r in records) if i is not None))
+
+        self._guarded(action)
+
+    @staticmethod
+    def _insert(db: sqlite3.Connection, items: Iterable[Item]) -> None:
+        for item in items:
+            cur = db.execute(
+                "INSERT OR IGNORE INTO items(key, kind, source, locator, day, role, text, context, cites, ref, length)"
+                " VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+                (item.key, item.kind, item.source, item.locator, item.day, item.role, item.text, item.context,
+                 json.dumps(item.cites), item.ref, len(item.text)),
+            )
+            if cur.rowcount:
+                terms = index_terms(item.context + "\n" + item.text if item.context else item.text)
+                db.execute("INSERT INTO fts(rowid, terms) VALUES(?, ?)", (cur.lastrowid, " ".join(terms)))
+
+    @staticmethod
+    def _forget(db: sqlite3.Connection, source: str) -> None:
+        db.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM items WHERE source=?)", (source,))
+        db.execute("DELETE FROM items WHERE source=?", (source,))
+        db.execute("DELETE FROM files WHERE source=?", (source,))
+
+    # -- querying -------------------------------------------------------------
+
+    def term_counts(self, terms: list[str]) -> dict[str, int]:
+        """How many items hold each term (0 for unknown terms)."""
+
+        def action(db: sqlite3.Connection) -> dict[str, int]:
+            found = {t: 0 for t in terms}
+            for term in terms:
+                row = db.execute("SELECT doc FROM vocab WHERE term=?", (term,)).fetchone()
+                if row:
+                    found[term] = int(row[0])
+            return found
+
+        return self._guarded(action)
+
+    def near_terms(self, term: str, limit: int = 3) -> list[str]:
+        """Known terms one or two edits from `term` (typo tolerance), most frequent first."""
+        if is_cjk(term) or len(term) < 4:
+            return []
+        allowed = 1 if len(term) < 8 else 2
+
+        def action(db: sqlite3.Connection) -> list[str]:
+            found: list[tuple[int, int, str]] = []
+            for prefix in {term[0], term[1]}:
+                rows = db.execute(
+                    "SELECT term, doc FROM vocab WHERE term >= ? AND term < ?", (prefix, prefix + "\U0010ffff")
+                )
+                for other, doc in rows:
+                    if abs(len(other) - len(term)) <= allowed and other != term:
+                        distance = edit_distance(term, other, allowed)
+                        if distance <= allowed:
+                            found.append((distance, -int(doc), other))
+            found.sort()
+            return list(dict.fromkeys(t for _, _, t in found))[:limit]
+
+        return self._guarded(action)
+
+    def match(
+        self,
+        weighted_terms: dict[str, float],
+        *,
+        kinds: Iterable[str] | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        limit: int = 200,
+        exclude: Iterable[str] = (),
+    ) -> list[Candidate]:
+        """Items holding any of the terms, by BM25; a term's weight scales its share of the score."""
+        terms = [t for t in weighted_terms if t]
+        if not terms:
+            return []
+        expression = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        where = ["fts MATCH ?"]
+        params: list[Any] = [expression]
+        kind_list = list(kinds or [])
+        if kind_list:
+            where.append(f"i.kind IN ({','.join('?' * len(kind_list))})")
+            params.extend(kind_list)
+        if since:
+            where.append("i.day >= ?")
+            params.append(since)
+        if until:
+            where.append("i.day <= ?")
+            params.append(until)
+        sql = (
+            "SELECT i.kind, i.source, i.locator, i.day, i.text, i.role, i.context, i.cites, i.ref, "
+            "-bm25(fts) AS score, coalesce(h.count, 0) FROM fts JOIN items i ON i.id = fts.rowid "
+            "LEFT JOIN hits h ON h.hkey = CASE i.kind WHEN 'turn' THEN i.locator ELSE NULL END "
+            f"WHERE {' AND '.join(where)} ORDER BY bm25(fts) LIMIT ?"
+        )
+        params.append(limit)
+        skip = set(exclude)
+
+        def action(db: sqlite3.Connection) -> list[Candidate]:
+            out = []
+            for kind, source, locator, day, text, role, context, cites, ref, score, hits in db.execute(sql, params):
+                if locator in skip:
+                    continue
+                item = Item(kind, source, locator, day, text, role, context, json.loads(cites), ref)
+                out.append(Candidate(item, float(score), int(hits)))
+            if any(c.item.kind != "turn" for c in out):
+                keys = {hit_key(c.item): c for c in out if c.item.kind != "turn"}
+                marks = ",".join("?" * len(keys))
+                for hkey, count in db.execute(f"SELECT hkey, count FROM hits WHERE hkey IN ({marks})", list(keys)):
+                    keys[hkey].hits = int(count)
+            return out
+
+        return self._guarded(action)
+
+    def neighbours(self, record_id: str, span: int = 1) -> list[Item]:
+        """Turns just before and after a turn on the same day (for context around a hit)."""
+        day, _, seq = record_id.partition("#")
+        wanted = [f"{day}#{int(seq) + d}" for d in range(-span, span + 1) if d]
+
+        def action(db: sqlite3.Connection) -> list[Item]:
+            rows = db.execute(
+                f"SELECT kind, source, locator, day, text, role, context, cites, ref FROM items "
+                f"WHERE kind='turn' AND locator IN ({','.join('?' * len(wanted))})",
+                wanted,
+            )
+            return [Item(k, s, loc, d, t, r, c, json.loads(ci), ref) for k, s, loc, d, t, r, c, ci, ref in rows]
+
+        return self._guarded(action)
+
+    def record_hits(self, items: Iterable[Item]) -> None:
+        """Count that these items were recalled (a small boost next time)."""
+        keys = [hit_key(i) for i in items]
+        if not keys:
+            return
+
+        def action(db: sqlite3.Connection) -> None:
+            with _transaction(db):
+                for key in keys:
+                    db.execute(
+                        "INSERT INTO hits VALUES(?, 1) ON CONFLICT(hkey) DO UPDATE SET count = count + 1", (key,)
+                    )
+
+        self._guarded(action)
+
+    def count(self) -> int:
+        return self._guarded(lambda db: int(db.execute("SELECT count(*) FROM items").fetchone()[0]))
+
+
+class _transaction:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN")
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        self.db.execute("COMMIT" if exc_type is None else "ROLLBACK")
+
+
+def edit_distance(a: str, b: str, cap: int) -> int:
+    """Optimal-string-alignment distance (swaps count as one edit), giving up above `cap`."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            cost = 0 if ca == cb else 1
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        if min(current) > cap:
+            return cap + 1
+        previous2, previous = previous, current
+    return previous[-1]
+
+
+def _records_in(chunk: bytes, source: str) -> Iterator[Item]:
+    for line in chunk.split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            record = Record.from_dict(json.loads(line.decode("utf-8")))
+        except (ValueError, UnicodeDecodeError):
+            continue  # the day-log reader reports bad lines; the index just skips them
+        item = record_item(record, source)
+        if item is not None:
+            yield item
+
+
+def _memory_files(memory: Path) -> Iterator[Path]:
+    for name in LONG_TERM_FILES:
+        if (memory / name).is_file():
+            yield memory / name
+    for folder, pattern in ((memory / "days", "*/*.jsonl"), (memory / "digests", "*/*.md")):
+        if folder.is_dir():
+            yield from sorted(folder.glob(pattern))
+
+
+def _newest_day_file(days: Path) -> Path | None:
+    try:
+        months = sorted(p for p in days.iterdir() if p.is_dir())
+    except FileNotFoundError:
+        return None
+    for month in reversed(months):
+        files = sorted(month.glob("*.jsonl"))
+        if files:
+            return files[-1]
+    return None
+
+
+def open_index(home: Home) -> SearchIndex:
+    """An index brought up to date with the memory folder (built on first use)."""
+    index = SearchIndex(home)
+    try:
+        index.sync()
+    except CompanionError:
+        index.close()
+        raise
+    return index

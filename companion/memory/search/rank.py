@@ -1,0 +1,158 @@
+"""Ranking: text relevance first, recency as a light tie-breaker (strong only for 'lately' queries), diversity."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, Iterable
+
+from companion.memory.search.index import Candidate, SearchIndex
+from companion.memory.search.items import Item
+from companion.memory.search.tokenize import query_terms
+
+# "what did I say lately": recency matters for these queries
+_RECENT = re.compile(
+    r"\b(lately|recently|recent|these days|nowadays|this week|last week|yesterday|today|latest|now|currently|"
+    r"still|anymore)\b|最近|这几天|昨天|今天|这周|上周|现在|目前",
+    re.I,
+)
+DECAY_MODES = ("none", "multiply", "blend")
+
+
+@dataclass
+class RankSettings:
+    half_life_days: float = 30.0
+    decay: str = "blend"  # none | multiply (classic, for comparison) | blend (relevance + small recency bonus)
+    recency_weight: float = 0.08  # blend: bonus for an item from today, halving every half-life
+    recent_query_weight: float = 0.6  # blend: the same for queries about "lately"
+    hit_weight: float = 0.03  # per log(1 + times recalled before)
+    entry_boost: float = 1.15  # distilled long-term entries and digests beat raw turns on equal text match
+    same_day_penalty: float = 0.7  # each further pick from the same day counts this much less
+    typo_terms: int = 2  # near terms added for a query word the index does not know
+
+
+@dataclass
+class SearchQuery:
+    text: str
+    k: int = 5
+    kinds: tuple[str, ...] = ()
+    since: date | None = None
+    until: date | None = None
+    today: date | None = None  # recency is measured from this day (default: the newest item)
+    exclude: frozenset[str] = frozenset()  # record ids already in the prompt
+
+
+@dataclass
+class Hit:
+    """A ranked result; `score` orders hits, `relevance` is the text match alone (0..1)."""
+
+    item: Item
+    score: float
+    relevance: float
+    terms: list[str] = field(default_factory=list)
+
+    @property
+    def where(self) -> str:
+        """A record id ('2024-03-01#4') for a turn, 'file:line' for a file entry."""
+        if self.item.kind == "turn":
+            return self.item.locator
+        return f"{self.item.source}:{self.item.locator}"
+
+    def to_dict(self) -> dict[str, Any]:
+        item = self.item
+        return {
+            "kind": item.kind,
+            "file": item.source,
+            ("id" if item.kind == "turn" else "line"): item.locator,
+            "date": item.day,
+            "role": item.role or None,
+            "section": item.context or None,
+            "text": item.text,
+            "score": round(self.score, 4),
+        }
+
+
+def expand_terms(index: SearchIndex, terms: list[str], settings: RankSettings) -> list[str]:
+    """Query terms plus, for words the index has never seen, close spellings it has (typos)."""
+    counts = index.term_counts(terms)
+    expanded = list(terms)
+    for term, count in counts.items():
+        if count == 0 and settings.typo_terms:
+            expanded.extend(t for t in index.near_terms(term, settings.typo_terms) if t not in expanded)
+    return expanded
+
+
+def is_recency_query(text: str) -> bool:
+    return bool(_RECENT.search(text))
+
+
+def search(index: SearchIndex, query: SearchQuery, settings: RankSettings | None = None) -> list[Hit]:
+    """The best `query.k` items for the query, most relevant first."""
+    settings = settings or RankSettings()
+    terms = query_terms(query.text)
+    if not terms or query.k <= 0:
+        return []
+    terms = expand_terms(index, terms, settings)
+    candidates = index.match(
+        dict.fromkeys(terms, 1.0),
+        kinds=query.kinds or None,
+        since=query.since.isoformat() if query.since else None,
+        until=query.until.isoformat() if query.until else None,
+        limit=max(100, query.k * 20),
+        exclude=query.exclude,
+    )
+    scored = score_candidates(candidates, query, settings)
+    return diversify(scored, query.k, settings.same_day_penalty, terms)
+
+
+def score_candidates(candidates: list[Candidate], query: SearchQuery, settings: RankSettings) -> list[Hit]:
+    if not candidates:
+        return []
+    top = max(c.relevance for c in candidates) or 1.0
+    today = query.today or max((date.fromisoformat(c.item.day) for c in candidates if c.item.day), default=None)
+    weight = settings.recent_query_weight if is_recency_query(query.text) else settings.recency_weight
+    hits: list[Hit] = []
+    for candidate in candidates:
+        item = candidate.item
+        relevance = candidate.relevance / top
+        text_score = relevance * (settings.entry_boost if item.kind != "turn" else 1.0)
+        recency = _recency(item, today, settings.half_life_days)
+        if settings.decay == "multiply":
+            score = text_score * recency
+        elif settings.decay == "blend":
+            score = text_score + weight * recency
+        else:
+            score = text_score
+        score += settings.hit_weight * math.log1p(candidate.hits)
+        hits.append(Hit(item, score, relevance))
+    hits.sort(key=lambda h: (-h.score, h.item.day or "", h.item.key))
+    return hits
+
+
+def _recency(item: Item, today: date | None, half_life: float) -> float:
+    """1.0 for today, halving every `half_life` days; long-term file entries never decay."""
+    if item.kind == "entry" or not item.day or today is None or half_life <= 0:
+        return 1.0
+    age = max(0, (today - date.fromisoformat(item.day)).days)
+    return float(0.5 ** (age / half_life))
+
+
+def diversify(hits: list[Hit], k: int, penalty: float, terms: Iterable[str] = ()) -> list[Hit]:
+    """Greedy pick; every earlier pick from the same day or file lowers an item's score."""
+    chosen: list[Hit] = []
+    picked: dict[str, int] = {}
+    pool = list(hits)
+    term_list = list(terms)
+    while pool and len(chosen) < k:
+        best_index = max(range(len(pool)), key=lambda i: pool[i].score * penalty ** picked.get(_group(pool[i]), 0))
+        best = pool.pop(best_index)
+        picked[_group(best)] = picked.get(_group(best), 0) + 1
+        best.terms = term_list
+        chosen.append(best)
+    return chosen
+
+
+def _group(hit: Hit) -> str:
+    return hit.item.day or hit.item.source
