@@ -14,6 +14,7 @@ from companion.errors import CompanionError
 # Each module registers one subcommand; the order is the order in --help.
 COMMAND_MODULES = (
     "companion.commands.chat",
+    "companion.commands.search",
 )
 
 
