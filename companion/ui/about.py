@@ -1,0 +1,35 @@
+"""The About box text: versions and where the data lives."""
+
+from __future__ import annotations
+
+import html
+from importlib import metadata
+
+from PySide6 import __version__ as pyside_version
+from PySide6.QtCore import QCoreApplication, qVersion
+
+from companion import __version__
+from companion.paths import Home
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "—"
+
+
+def about_text(home: Home) -> str:
+    tr = lambda text: QCoreApplication.translate("About", text)  # noqa: E731
+    rows = [
+        (tr("Companion"), __version__),
+        ("llama-cpp-python", _version("llama-cpp-python")),
+        ("Qt / PySide6", f"{qVersion()} / {pyside_version}"),
+        (tr("Memory folder"), str(home.memory)),
+        (tr("Settings"), str(home.settings_file)),
+        (tr("App state and history"), str(home.state)),
+        (tr("Models"), str(home.models)),
+    ]
+    table = "".join(f"<tr><td><b>{html.escape(k)}</b>&nbsp;&nbsp;</td><td>{html.escape(v)}</td></tr>" for k, v in rows)
+    intro = tr("An offline companion with a memory you own. Everything stays on this computer.")
+    return f"<p>{html.escape(intro)}</p><table>{table}</table>"

@@ -1,0 +1,130 @@
+"""Start the desktop app: lock the home, show the window at once, load the model in the background."""
+
+from __future__ import annotations
+
+import argparse
+import faulthandler
+import logging
+import sys
+from pathlib import Path
+from typing import IO
+
+from PySide6.QtCore import QLibraryInfo, QLocale, QTranslator
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from companion.errors import AlreadyRunningError, CompanionError
+from companion.paths import Home, resources_dir
+from companion.runtime import open_home
+
+log = logging.getLogger(__name__)
+CRASH_LOG = "crash.log"
+
+
+def _app() -> QApplication:
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        app = QApplication(sys.argv[:1])
+    app.setApplicationName("Companion")
+    app.setOrganizationName("Companion")
+    app.setApplicationDisplayName("Companion")
+    return app
+
+
+def _resource(*parts: str) -> Path | None:
+    try:
+        path = resources_dir().joinpath(*parts)
+    except FileNotFoundError:
+        return None
+    return path if path.exists() else None
+
+
+def install_translators(app: QApplication, locale: QLocale | None = None) -> list[QTranslator]:
+    """Companion's own and Qt's translations for the system language (English needs none)."""
+    locale = locale or QLocale.system()
+    installed = []
+    folder = _resource("translations")
+    qt_folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+    for name, where in (("companion", str(folder) if folder else ""), ("qtbase", qt_folder)):
+        translator = QTranslator(app)
+        if where and translator.load(locale, name, "_", where):
+            app.installTranslator(translator)
+            installed.append(translator)
+    return installed
+
+
+def apply_style(app: QApplication) -> None:
+    app.setStyle("Fusion")  # follows the system's light/dark scheme on every platform
+    sheet = _resource("styles", "companion.qss")
+    if sheet is not None:
+        app.setStyleSheet(sheet.read_text(encoding="utf-8"))
+    for icon in ("companion.svg", "companion.png"):
+        path = _resource("icons", icon)
+        if path is not None:
+            app.setWindowIcon(QIcon(str(path)))
+            break
+
+
+def start_crash_log(home: Home) -> tuple[str | None, IO[str] | None]:
+    """Text of a crash log left by the last run (then archived), and the file native crashes go to now."""
+    path = home.state / CRASH_LOG
+    previous = None
+    try:
+        if path.exists() and path.stat().st_size > 0:
+            previous = path.read_text(encoding="utf-8", errors="replace")
+            path.replace(path.with_name("crash-previous.log"))
+        handle = open(path, "w", encoding="utf-8")  # noqa: SIM115 (open for the whole run)
+        faulthandler.enable(handle)
+        return previous, handle
+    except OSError:
+        log.warning("could not set up the crash log at %s", path)
+        return previous, None
+
+
+def stop_crash_log(home: Home, handle: IO[str] | None) -> None:
+    if handle is None:
+        return
+    faulthandler.disable()
+    handle.close()
+    path = home.state / CRASH_LOG
+    try:
+        if path.stat().st_size == 0:
+            path.unlink()
+    except OSError:
+        pass
+
+
+def run(args: argparse.Namespace) -> int:
+    app = _app()
+    install_translators(app)
+    apply_style(app)
+    try:
+        runtime = open_home(getattr(args, "home", None))
+    except AlreadyRunningError as exc:
+        QMessageBox.warning(None, app.translate("App", "Companion is already running"), str(exc))
+        return 1
+    except CompanionError as exc:
+        QMessageBox.critical(None, app.translate("App", "Companion cannot start"), str(exc))
+        return 1
+    from companion.ui.main_window import MainWindow
+
+    previous_crash, crash_handle = start_crash_log(runtime.home)
+    try:
+        window = MainWindow(runtime.home, runtime.settings)
+        window.show()
+        if previous_crash:
+            _show_crash(window, runtime.home, previous_crash)
+        return int(app.exec())
+    finally:
+        stop_crash_log(runtime.home, crash_handle)
+        runtime.close()
+
+
+def _show_crash(window: QMessageBox | object, home: Home, text: str) -> None:
+    box = QMessageBox(window)  # type: ignore[arg-type]
+    box.setIcon(QMessageBox.Icon.Warning)
+    box.setWindowTitle(box.tr("Companion stopped unexpectedly"))
+    box.setText(box.tr("The last session ended with a crash. Your conversation and memory are saved. "
+                       "The details are in %1.").replace("%1", str(home.state / "crash-previous.log")))
+    box.setDetailedText(text[-8000:])
+    box.open()

@@ -1,0 +1,90 @@
+"""Read-only view of any day's log and of the digests, picked from a list."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QListWidget, QListWidgetItem, QSplitter, QTextBrowser, QVBoxLayout, QWidget
+
+from companion.memory.daylog import DayLog
+from companion.paths import Home
+
+DIGEST_KINDS = ("day", "week", "month", "year")
+
+
+class JournalView(QWidget):
+    """Days (newest first) or digests of one kind; the list is filled only when shown."""
+
+    def __init__(self, home: Home, daylog: DayLog, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.home = home
+        self.daylog = daylog
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.kind = QComboBox()
+        self.kind.addItem(self.tr("Day logs"), "logs")
+        for kind, label in zip(DIGEST_KINDS, (self.tr("Day digests"), self.tr("Week digests"),
+                                               self.tr("Month digests"), self.tr("Year digests"))):
+            self.kind.addItem(label, kind)
+        self.kind.currentIndexChanged.connect(self.refresh)
+        layout.addWidget(self.kind)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        self.list = QListWidget()
+        self.list.currentItemChanged.connect(self._show)
+        self.view = QTextBrowser()
+        self.view.setOpenExternalLinks(True)
+        splitter.addWidget(self.list)
+        splitter.addWidget(self.view)
+        splitter.setSizes([160, 400])
+        layout.addWidget(splitter, 1)
+        self._filled = False
+
+    def showEvent(self, event: object) -> None:  # type: ignore[override]
+        if not self._filled:
+            self.refresh()
+        super().showEvent(event)  # type: ignore[arg-type]
+
+    def refresh(self) -> None:
+        self._filled = True
+        self.list.clear()
+        self.view.clear()
+        kind = self.kind.currentData()
+        if kind == "logs":
+            for day in reversed(self.daylog.days()):
+                item = QListWidgetItem(day.isoformat())
+                item.setData(Qt.ItemDataRole.UserRole, ("log", day))
+                self.list.addItem(item)
+        else:
+            folder = self.home.digests / kind
+            files = sorted(folder.glob("*.md"), reverse=True) if folder.is_dir() else []
+            for path in files:
+                item = QListWidgetItem(path.stem)
+                item.setData(Qt.ItemDataRole.UserRole, ("digest", path))
+                self.list.addItem(item)
+        if self.list.count() == 0:
+            self.view.setHtml("<p><i>" + self.tr("Nothing here yet.") + "</i></p>")
+
+    def _show(self, item: QListWidgetItem | None) -> None:
+        if item is None:
+            return
+        what, value = item.data(Qt.ItemDataRole.UserRole)
+        if what == "log":
+            self.view.setHtml(self._day_html(value))
+        else:
+            self.view.setMarkdown(Path(value).read_text(encoding="utf-8", errors="replace"))
+
+    def _day_html(self, day: object) -> str:
+        read = self.daylog.read_day(day)  # type: ignore[arg-type]
+        who = {"user": self.tr("You"), "assistant": self.tr("Companion"), "tool": self.tr("Tool"),
+               "event": self.tr("Event")}
+        rows = []
+        for record in read.records:
+            stamp = record.ts[11:16]
+            text = html.escape(record.text).replace("\n", "<br>")
+            note = " <i>(" + self.tr("regenerated") + ")</i>" if record.extra.get("replaces") else ""
+            rows.append(f"<p><b>{stamp} {who.get(record.role, record.role)}</b>{note}<br>{text}</p>")
+        for problem in read.problems:
+            rows.append(f"<p style='color:#c62828'>{html.escape(str(problem))}</p>")
+        return "".join(rows) or "<p><i>" + self.tr("Empty day.") + "</i></p>"

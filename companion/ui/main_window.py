@@ -1,0 +1,393 @@
+"""The main window: timeline and composer beside the memory pane; the API feature modules plug into."""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+from datetime import datetime
+from typing import Callable
+
+from PySide6.QtCore import QByteArray, Qt, QUrl, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
+from PySide6.QtWidgets import (
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QProgressBar,
+    QSplitter,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+    QHBoxLayout,
+)
+
+from companion.agent.turn import Agent, TurnEvent
+from companion.llm.base import Backend
+from companion.memory.atomic import atomic_write
+from companion.memory.daylog import DayLog, now_local
+from companion.memory.history import History
+from companion.memory.longterm import LongTermStore
+from companion.paths import Home
+from companion.settings import Settings
+from companion.ui.chat_view import ChatView
+from companion.ui.composer import Composer
+from companion.ui.extensions import install_extensions
+from companion.ui.memory_pane import MemoryPane
+from companion.ui.worker import Loader, ModelController
+
+log = logging.getLogger(__name__)
+MENU_ORDER = ("&File", "&Memory", "&Settings", "&Help")
+
+
+class MainWindow(QMainWindow):
+    backend_changed = Signal(object)  # the new Backend, or None while loading / after a failure
+    settings_changed = Signal()  # settings.toml was saved from the Preferences dialog
+
+    def __init__(
+        self,
+        home: Home,
+        settings: Settings,
+        *,
+        loader: Loader | None = None,
+        clock: Callable[[], datetime] = now_local,
+        autoload: bool = True,
+        extensions: tuple[str, ...] | None = None,
+    ) -> None:
+        super().__init__()
+        self.home = home
+        self.settings = settings
+        self.store = LongTermStore(home, History(home.history, keep=settings.memory.history_keep))
+        self.daylog = DayLog(home.days, clock)
+        self.agent = Agent(home, None, settings, clock=clock, store=self.store, daylog=self.daylog)
+        self._backend: Backend | None = None
+        self._menus: dict[str, QMenu] = {}
+        self.setWindowTitle(self.tr("Companion"))
+        self.resize(1180, 760)
+        self._build_central()
+        self._build_status_bar()
+        self._build_menus()
+        self.controller = ModelController(self.agent, loader, self)
+        self._connect_worker()
+        self._greet_first_launch()
+        self.chat.load_recent()
+        self._restore_state()
+        self.installed_extensions = install_extensions(self, extensions)
+        if autoload:
+            self.reload_model()
+
+    # -- public API for feature modules ----------------------------------------
+
+    @property
+    def backend(self) -> Backend | None:
+        return self._backend
+
+    def menu(self, title: str) -> QMenu:
+        """The top-level menu called `title` (created in the standard order if missing)."""
+        if title in self._menus:
+            return self._menus[title]
+        menu = QMenu(self.tr(title), self)
+        later = [t for t in MENU_ORDER[MENU_ORDER.index(title) + 1:] if t in self._menus] if title in MENU_ORDER else []
+        if later:
+            self.menuBar().insertMenu(self._menus[later[0]].menuAction(), menu)
+        else:
+            self.menuBar().addMenu(menu)
+        self._menus[title] = menu
+        return menu
+
+    def show_message(self, text: str, timeout_ms: int = 5000) -> None:
+        self.statusBar().showMessage(text, timeout_ms)
+
+    def reload_model(self) -> None:
+        """Load the configured model in the background (the window stays usable meanwhile)."""
+        self._set_backend(None)
+        self.controller.load(self.settings.model)
+
+    def use_backend(self, backend: Backend) -> None:
+        """Switch to an already loaded backend (tests and demos)."""
+        self._set_backend(None)
+        self.controller.adopt(backend)
+
+    def add_status_widget(self, widget: QWidget) -> None:
+        self.statusBar().addPermanentWidget(widget)
+
+    # -- building ----------------------------------------------------------------
+
+    def _build_central(self) -> None:
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setObjectName("mainSplitter")
+        column = QWidget()
+        layout = QVBoxLayout(column)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        self.find_bar = self._build_find_bar()
+        layout.addWidget(self.find_bar)
+        self.chat = ChatView(self.daylog)
+        self.chat.copied.connect(lambda _t: self.show_message(self.tr("Copied."), 2000))
+        layout.addWidget(self.chat, 1)
+        self.composer = Composer()
+        self.composer.send_requested.connect(self.send)
+        self.composer.stop_requested.connect(self.stop)
+        self.composer.regenerate_requested.connect(self.regenerate)
+        layout.addWidget(self.composer)
+        self.memory_pane = MemoryPane(self.home, self.store, self.daylog)
+        self.memory_pane.memory_changed.connect(self._memory_changed)
+        self.splitter.addWidget(column)
+        self.splitter.addWidget(self.memory_pane)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([680, 500])
+        self.setCentralWidget(self.splitter)
+        self.composer.edit.setFocus()
+
+    def _build_find_bar(self) -> QWidget:
+        bar = QWidget()
+        bar.setObjectName("findBar")
+        row = QHBoxLayout(bar)
+        row.setContentsMargins(12, 6, 12, 6)
+        self.find_edit = QLineEdit()
+        self.find_edit.setPlaceholderText(self.tr("Find in the conversation (Enter: older match, Shift+Enter: newer)"))
+        self.find_edit.returnPressed.connect(lambda: self._find(backwards=True))
+        self.find_edit.textChanged.connect(lambda _t: self.chat.reset_find())
+        self.find_status = QLabel()
+        close = QToolButton()
+        close.setText("✕")
+        close.setAutoRaise(True)
+        close.clicked.connect(self._close_find)
+        row.addWidget(self.find_edit, 1)
+        row.addWidget(self.find_status)
+        row.addWidget(close)
+        bar.hide()
+        return bar
+
+    def _build_status_bar(self) -> None:
+        bar = self.statusBar()
+        self.model_label = QLabel(self.tr("No model"))
+        self.model_label.setObjectName("modelLabel")
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 0)
+        self.progress.setMaximumWidth(120)
+        self.progress.setMaximumHeight(14)
+        self.progress.setTextVisible(False)
+        self.progress.hide()
+        self.speed_label = QLabel("")
+        self.speed_label.setObjectName("speedLabel")
+        bar.addPermanentWidget(self.progress)
+        bar.addPermanentWidget(self.model_label)
+        bar.addPermanentWidget(self.speed_label)
+
+    def _action(self, menu: str, text: str, slot: Callable[[], object], shortcut: QKeySequence | str | None = None) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(lambda _checked=False: slot())
+        self.menu(menu).addAction(action)
+        return action
+
+    def _build_menus(self) -> None:
+        for title in MENU_ORDER:
+            self.menu(title)
+        self._action("&File", self.tr("Open memory folder"), self.open_memory_folder)
+        self.menu("&File").addSeparator()
+        self.quit_action = self._action("&File", self.tr("&Quit"), self.close, QKeySequence.StandardKey.Quit)
+        self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
+        self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+        self.save_action = self._action("&Memory", self.tr("&Save memory file"), self.memory_pane.save_current,
+                                        QKeySequence.StandardKey.Save)
+        self._action("&Memory", self.tr("&History…"), self.memory_pane.show_history)
+        self.pane_action = self._action("&Memory", self.tr("Show memory &pane"), self._toggle_pane, "Ctrl+M")
+        self.pane_action.setCheckable(True)
+        self.pane_action.setChecked(True)
+        self.find_action = self._action("&Memory", self.tr("&Find in conversation…"), self.open_find,
+                                        QKeySequence.StandardKey.Find)
+        self.stop_action = QAction(self.tr("Stop"), self)
+        self.stop_action.setShortcut(QKeySequence("Esc"))
+        self.stop_action.triggered.connect(self.stop)
+        self.addAction(self.stop_action)
+        self.settings_action = self._action("&Settings", self.tr("&Preferences…"), self.open_settings, "Ctrl+,")
+        self.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
+        self._action("&Help", self.tr("&About Companion"), self.show_about)
+
+    def _connect_worker(self) -> None:
+        worker = self.controller.worker
+        worker.loading.connect(self._model_loading)
+        worker.loaded.connect(self._model_loaded)
+        worker.load_failed.connect(self._model_failed)
+        worker.deltas.connect(self.chat.append_reply)
+        worker.event.connect(self._turn_event)
+        worker.busy_changed.connect(self.composer.set_busy)
+
+    # -- chat ------------------------------------------------------------------
+
+    def send(self, text: str) -> None:
+        if self.controller.busy:
+            return
+        if self._backend is None:
+            self.show_message(self.tr("The model is still loading; your message will be answered when it is ready."))
+        self.composer.set_busy(True)
+        self.controller.send(text)
+
+    def regenerate(self) -> None:
+        if self.controller.busy:
+            return
+        self.composer.set_busy(True)
+        self.controller.regenerate()
+
+    def stop(self) -> None:
+        if self.controller.busy:
+            self.controller.cancel()
+
+    def _turn_event(self, event: TurnEvent) -> None:
+        if event.kind == "user" and event.record is not None:
+            self.chat.add_record(event.record)
+        elif event.kind == "memory":
+            self.chat.add_notice(event.text)
+        elif event.kind == "tool" and event.record is not None:
+            self.chat.add_record(event.record)
+        elif event.kind == "done":
+            stats = event.data.get("stats")
+            self.chat.finish_reply(event.record, bool(stats and stats.cancelled))
+            if stats is not None and stats.tokens:
+                self.speed_label.setText(self.tr("%1 tok/s").replace("%1", f"{stats.tokens_per_second:.1f}"))
+        elif event.kind == "error":
+            self.chat.drop_reply()
+            self.chat.add_notice(event.text, "error")
+            self.show_message(event.text, 10000)
+
+    def _memory_changed(self, _name: str) -> None:
+        if self._backend is not None and not self.controller.busy:
+            self.controller.prefill()
+
+    def _greet_first_launch(self) -> None:
+        """On a brand-new home the companion speaks first (the bootstrap conversation)."""
+        if self.daylog.days() or not self.agent.in_bootstrap():
+            return
+        greeting = self.tr(
+            "Hi! I'm your new companion. I live on this computer and keep what we talk about in a memory "
+            "you can read and edit on the right.\n\nWhat should I call you? And how do you like to talk: "
+            "short and to the point, or relaxed and chatty?"
+        )
+        self.daylog.append("assistant", greeting, greeting=True)
+
+    # -- model ---------------------------------------------------------------
+
+    def _set_backend(self, backend: Backend | None) -> None:
+        self._backend = backend
+        self.backend_changed.emit(backend)
+
+    def _model_loading(self) -> None:
+        self._set_backend(None)
+        self.progress.show()
+        self.model_label.setText(self.tr("Loading model…"))
+        self.model_label.setToolTip("")
+
+    def _model_loaded(self, backend: Backend) -> None:
+        self.progress.hide()
+        info = backend.info
+        device = info.device or "CPU"
+        self.model_label.setText(f"{info.name} · {device}")
+        self.model_label.setToolTip(info.path)
+        self._set_backend(backend)
+        for warning in info.warnings:
+            self.chat.add_notice(warning)
+        self.show_message(self.tr("Model ready."), 3000)
+
+    def _model_failed(self, message: str) -> None:
+        self.progress.hide()
+        self.model_label.setText(self.tr("No model"))
+        self.model_label.setToolTip(message)
+        self._set_backend(None)
+        text = self.tr("The model could not be loaded: %1\nYou can still read the conversation and edit "
+                       "your memory. Choose another model file or lower the GPU layers in Settings, "
+                       "then reload.").replace("%1", message)
+        self.chat.add_notice(text, "error")
+        self.show_message(self.tr("Model not loaded."), 10000)
+
+    # -- menus -------------------------------------------------------------------
+
+    def open_memory_folder(self) -> None:
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.home.memory)))
+
+    def open_find(self) -> None:
+        self.find_bar.show()
+        self.find_edit.setFocus()
+        self.find_edit.selectAll()
+
+    def _close_find(self) -> None:
+        self.chat.reset_find()
+        self.find_bar.hide()
+        self.composer.edit.setFocus()
+
+    def _find(self, backwards: bool) -> None:
+        found = self.chat.find(self.find_edit.text(), backwards)
+        self.find_status.setText("" if found else self.tr("Not found in the loaded days"))
+
+    def _toggle_pane(self) -> None:
+        self.memory_pane.setVisible(not self.memory_pane.isVisible())
+        self.pane_action.setChecked(self.memory_pane.isVisible())
+
+    def open_settings(self) -> None:
+        from companion.ui.settings_dialog import SettingsDialog
+
+        dialog = SettingsDialog(self, self)
+        dialog.open()
+
+    def show_about(self) -> None:
+        from companion.ui.about import about_text
+
+        QMessageBox.about(self, self.tr("About Companion"), about_text(self.home))
+
+    # -- window state ---------------------------------------------------------
+
+    def _state_file(self):  # -> Path
+        return self.home.state / "window.json"
+
+    def _restore_state(self) -> None:
+        try:
+            data = json.loads(self._state_file().read_text(encoding="utf-8"))
+            self.restoreGeometry(QByteArray(base64.b64decode(data["geometry"])))
+            self.splitter.restoreState(QByteArray(base64.b64decode(data["splitter"])))
+            self.memory_pane.setVisible(bool(data.get("pane", True)))
+            self.pane_action.setChecked(self.memory_pane.isVisible())
+        except (OSError, ValueError, KeyError, TypeError):
+            return
+
+    def save_state(self) -> None:
+        data = {
+            "geometry": base64.b64encode(bytes(self.saveGeometry().data())).decode("ascii"),
+            "splitter": base64.b64encode(bytes(self.splitter.saveState().data())).decode("ascii"),
+            "pane": self.memory_pane.isVisible(),
+        }
+        try:
+            atomic_write(self._state_file(), json.dumps(data))
+        except Exception:  # losing the window size is not worth an error at exit
+            log.exception("could not save the window state")
+
+    def confirm_discard(self, names: list[str]) -> QMessageBox.StandardButton:
+        buttons = QMessageBox.StandardButton
+        return QMessageBox.question(
+            self, self.tr("Unsaved memory edits"),
+            self.tr("You have unsaved edits in %1. Save them before quitting?").replace("%1", ", ".join(names)),
+            buttons.Save | buttons.Discard | buttons.Cancel, buttons.Save,
+        )
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt name)
+        unsaved = self.memory_pane.unsaved()
+        if unsaved:
+            choice = self.confirm_discard(unsaved)
+            if choice == QMessageBox.StandardButton.Cancel or (
+                choice == QMessageBox.StandardButton.Save and not self.memory_pane.save_all()
+            ):
+                event.ignore()
+                return
+        self.save_state()
+        self.shutdown()
+        event.accept()
+
+    def shutdown(self) -> None:
+        """Cancel a reply in progress (what was said is logged), close the model, stop the thread."""
+        self.memory_pane.close_pane()
+        self.controller.shutdown()
+        self._backend = None

@@ -1,0 +1,249 @@
+"""Edit one long-term file: highlighting, preview, save by compare-and-swap, external-change banner."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QFont, QFontDatabase, QTextCursor
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QStackedWidget,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from companion.errors import CompanionError, ConflictError, FrontmatterError
+from companion.memory.document import content_hash, split_frontmatter
+from companion.memory.longterm import LongTermStore
+from companion.ui.diff_view import DiffDialog
+from companion.ui.highlighter import MarkdownHighlighter
+
+
+class Banner(QFrame):
+    """A strip above the editor: a message and a few buttons."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("banner")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 4, 8, 4)
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        layout.addWidget(self.label, 1)
+        self._buttons = QHBoxLayout()
+        layout.addLayout(self._buttons)
+        self.hide()
+
+    def show_message(self, kind: str, text: str, buttons: list[QPushButton] = ()) -> None:  # type: ignore[assignment]
+        self.setProperty("kind", kind)
+        self.style().unpolish(self)
+        self.style().polish(self)
+        self.label.setText(text)
+        while self._buttons.count():
+            item = self._buttons.takeAt(0)
+            if item.widget():
+                item.widget().deleteLater()
+        for button in buttons:
+            self._buttons.addWidget(button)
+        self.show()
+
+
+class MemoryEditor(QWidget):
+    """Holds the text the file had when loaded (`base`) so saving can refuse unseen changes."""
+
+    dirty_changed = Signal(bool)
+    saved = Signal(str)
+    history_requested = Signal(str)
+
+    def __init__(self, store: LongTermStore, name: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.name = name
+        self.base = ""
+        self.base_sha = content_hash("")
+        self.conflict = False
+        self._dirty = False
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        layout.addLayout(self._toolbar())
+        self.banner = Banner()
+        layout.addWidget(self.banner)
+        self.stack = QStackedWidget()
+        self.editor = QPlainTextEdit()
+        self.editor.setObjectName("memoryEditor")
+        font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        font.setStyleHint(QFont.StyleHint.Monospace)
+        self.editor.setFont(font)
+        self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.highlighter = MarkdownHighlighter(self.editor.document())
+        self.editor.textChanged.connect(self._text_changed)
+        self.preview = QTextBrowser()
+        self.preview.setOpenExternalLinks(True)
+        self.stack.addWidget(self.editor)
+        self.stack.addWidget(self.preview)
+        layout.addWidget(self.stack, 1)
+        self.load()
+
+    def _toolbar(self) -> QHBoxLayout:
+        bar = QHBoxLayout()
+        self.save_button = QPushButton(self.tr("Save"))
+        self.save_button.setToolTip(self.tr("Save (Ctrl+S)"))
+        self.save_button.clicked.connect(self.save)
+        self.preview_button = QToolButton()
+        self.preview_button.setText(self.tr("Preview"))
+        self.preview_button.setCheckable(True)
+        self.preview_button.toggled.connect(self.set_preview)
+        self.history_button = QToolButton()
+        self.history_button.setText(self.tr("History…"))
+        self.history_button.clicked.connect(lambda: self.history_requested.emit(self.name))
+        self.state = QLabel()
+        self.state.setObjectName("editorState")
+        bar.addWidget(self.save_button)
+        bar.addWidget(self.preview_button)
+        bar.addWidget(self.history_button)
+        bar.addStretch(1)
+        bar.addWidget(self.state)
+        return bar
+
+    # -- state -----------------------------------------------------------------
+
+    def text(self) -> str:
+        return self.editor.toPlainText()
+
+    def is_dirty(self) -> bool:
+        return self._dirty
+
+    def _text_changed(self) -> None:
+        dirty = self.text() != self.base
+        if dirty != self._dirty:
+            self._dirty = dirty
+            self.dirty_changed.emit(dirty)
+        self.state.setText(self.tr("Unsaved changes") if dirty else "")
+
+    def _disk(self) -> str:
+        return self.store.read_raw(self.name).replace("\r\n", "\n")
+
+    def load(self) -> None:
+        """Replace the editor's text with the file on disk (keeps the cursor line)."""
+        raw = self.store.read_raw(self.name)
+        line = self.editor.textCursor().blockNumber()
+        self.base = raw.replace("\r\n", "\n")
+        self.base_sha = content_hash(raw)
+        self.conflict = False
+        self.editor.setPlainText(self.base)
+        self._goto_line(line + 1, scroll=False)
+        self.banner.hide()
+        self._refresh_preview()
+
+    # -- saving ----------------------------------------------------------------
+
+    def save(self) -> bool:
+        """Write if the file still has what we loaded; otherwise show the conflict banner."""
+        text = self.text()
+        try:
+            self.store.write(self.name, text, self.base_sha, actor="user")
+        except FrontmatterError as exc:
+            self.banner.show_message("error", self.tr("Not saved: %1").replace("%1", str(exc)))
+            if exc.line:
+                self._goto_line(exc.line)
+            return False
+        except ConflictError:
+            self.show_conflict()
+            return False
+        except CompanionError as exc:
+            self.banner.show_message("error", self.tr("Not saved: %1").replace("%1", str(exc)))
+            return False
+        self.base = text
+        self.base_sha = content_hash(text)
+        self.conflict = False
+        self.banner.hide()
+        self._text_changed()
+        self.state.setText(self.tr("Saved"))
+        self._refresh_preview()
+        self.saved.emit(self.name)
+        return True
+
+    # -- changes on disk -------------------------------------------------------
+
+    def check_disk(self) -> None:
+        """Called when the file may have changed: reload silently, or offer choices if edited here."""
+        try:
+            raw = self.store.read_raw(self.name)
+        except CompanionError:
+            return
+        if content_hash(raw) == self.base_sha:
+            return
+        if not self.is_dirty():
+            self.load()
+            self.state.setText(self.tr("Reloaded (changed on disk)"))
+            return
+        if raw.replace("\r\n", "\n") == self.text():  # someone saved exactly what we have
+            self.base = self.text()
+            self.base_sha = content_hash(raw)
+            self._text_changed()
+            return
+        self.show_conflict()
+
+    def show_conflict(self) -> None:
+        self.conflict = True
+        reload_button = QPushButton(self.tr("Reload"))
+        reload_button.setToolTip(self.tr("Discard your edits and show the file as it is now"))
+        reload_button.clicked.connect(self.load)
+        keep = QPushButton(self.tr("Keep mine"))
+        keep.setToolTip(self.tr("Keep your edits; saving replaces the other change (it stays in History)"))
+        keep.clicked.connect(self.keep_mine)
+        compare = QPushButton(self.tr("Compare"))
+        compare.clicked.connect(self.compare)
+        self.banner.show_message(
+            "conflict",
+            self.tr("%1 changed on disk while you were editing it (a memory tool, the sleep job or "
+                    "another editor).").replace("%1", self.name),
+            [reload_button, keep, compare],
+        )
+
+    def keep_mine(self) -> None:
+        """Accept that saving replaces the version on disk (a snapshot keeps it)."""
+        raw = self.store.read_raw(self.name)
+        self.base_sha = content_hash(raw)
+        self.base = raw.replace("\r\n", "\n")
+        self.conflict = False
+        self.banner.hide()
+        self._text_changed()
+
+    def compare(self) -> None:
+        DiffDialog(self.tr("%1: on disk vs. your edits").replace("%1", self.name), self._disk(), self.text(),
+                   self.tr("on disk"), self.tr("your edits"), self).exec()
+
+    # -- view --------------------------------------------------------------------
+
+    def set_preview(self, on: bool) -> None:
+        self._refresh_preview()
+        self.stack.setCurrentWidget(self.preview if on else self.editor)
+        if self.preview_button.isChecked() != on:
+            self.preview_button.setChecked(on)
+
+    def _refresh_preview(self) -> None:
+        try:
+            _front, _yaml, body = split_frontmatter(self.text())
+        except FrontmatterError:
+            body = self.text()
+        self.preview.setMarkdown(body)
+
+    def _goto_line(self, line: int, scroll: bool = True) -> None:
+        block = self.editor.document().findBlockByNumber(max(0, line - 1))
+        if not block.isValid():
+            return
+        cursor = self.editor.textCursor()
+        cursor.setPosition(block.position())
+        if scroll:  # an error line: select it so it stands out
+            cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
+        self.editor.setTextCursor(cursor)
+        if scroll:
+            self.editor.centerCursor()
+            self.editor.setFocus()
