@@ -116,6 +116,18 @@ class GenerationError(ModelError):
     """Generating a reply failed."""
 
 
+class SleepError(CompanionError):
+    """The nightly sleep job could not run or finish."""
+
+
+class SleepBusyError(SleepError):
+    """Another process is already running the sleep job on this home."""
+
+
+class SleepCancelledError(SleepError):
+    """The sleep job was cancelled; what it finished is kept and the rest runs next time."""
+
+
 class ToolError(CompanionError):
     """A memory tool call was malformed or refused; the message is shown to the model."""
 

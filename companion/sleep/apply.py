@@ -1,0 +1,193 @@
+"""Validate proposed operations and apply them to a long-term file through LongTermStore (actor "sleep")."""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from datetime import date
+
+from companion.errors import ConflictError
+from companion.memory import sections
+from companion.memory.longterm import LongTermStore
+from companion.memory.records import Record
+from companion.memory.sensitive import find_sensitive
+from companion.sleep import entries as E
+from companion.sleep.dates import absolutize, has_relative_date
+from companion.sleep.ops import MAX_TEXT, MIN_TEXT, SECTIONS, Op, Outcome
+
+log = logging.getLogger(__name__)
+
+MAX_DROP_SHARE = 0.25
+CONFLICT_RETRIES = 3
+_SECTION_NAME = re.compile(r"^[\w &/'-]{2,32}$")
+_LETTERS = re.compile(r"[^\W\d_]")
+_UPCOMING = re.compile(r"^\s*[-*+]\s+(?:~~)?(\d{4}-\d{2}-\d{2})\b")
+PERSONA_REQUEST = re.compile(
+    r"\b(call yourself|your name (is|should be|will be)|i'?ll call you|be (more|less) \w+|(please )?be \w+er\b|"
+    r"(talk|speak|reply|answer|write) (more |less )?\w+ly|(don't|do not|stop) (use|using|being|saying)|"
+    r"use (more|less|fewer) \w+)|你就叫|就叫你|你叫|你的名字|说话|回答.{0,4}(简洁|简短|详细)|别再|不要再",
+    re.I,
+)
+
+
+@dataclass
+class Context:
+    """What validation needs: the records the ops may cite and the run's local date."""
+
+    records: dict[str, Record]
+    today: date
+    refused_sensitive: int = 0
+    seen: set[str] = field(default_factory=set)
+
+
+def clean_text(text: str) -> str:
+    text = E.entry_text(text.strip())
+    text = re.sub(r"\s+", " ", text).strip().strip("\"'“”")
+    return text
+
+
+def _resolve_section(op: Op, body: str) -> str:
+    existing = {h.title.casefold(): h.title for h in sections.headings(body) if h.level == 2}
+    allowed = SECTIONS[op.file]
+    wanted = sections.parse_heading(op.section or "")[1] if op.section else ""
+    if wanted.casefold() in existing:
+        return existing[wanted.casefold()]
+    for title in allowed:
+        if title.casefold() == wanted.casefold():
+            return title
+    if wanted and _SECTION_NAME.match(wanted) and op.file != "SOUL.md" and _LETTERS.search(wanted):
+        return wanted.strip().title() if wanted.islower() else wanted.strip()
+    return allowed[0]
+
+
+def validate(op: Op, body: str, ctx: Context) -> tuple[Op | None, str]:
+    """A cleaned copy of `op` ready to apply, or (None, reason)."""
+    if op.kind == "none":
+        return None, "nothing proposed"
+    if op.kind not in ("add", "update", "supersede") or op.file not in SECTIONS:
+        return None, f"unknown operation {op.kind!r} on {op.file!r}"
+    sources = [s for s in dict.fromkeys(op.sources) if s in ctx.records]
+    if not sources:
+        return None, "cites no record of the day log"
+    if not any(ctx.records[s].role == "user" for s in sources):
+        return None, "cites only the companion's own words"
+    text = clean_text(op.text)
+    anchor = ctx.records[sources[0]].day
+    text = absolutize(text, anchor)
+    kind = find_sensitive(text)
+    if kind:
+        ctx.refused_sensitive += 1
+        return None, f"looks like {kind}; secrets are never stored"
+    if not MIN_TEXT <= len(text) <= MAX_TEXT:
+        return None, f"must be {MIN_TEXT}-{MAX_TEXT} characters (is {len(text)})"
+    if len(_LETTERS.findall(E.ID.sub("", text))) < 3:
+        return None, "not a statement"
+    if has_relative_date(text):
+        return None, "uses a relative date that could not be resolved"
+    if op.file == "SOUL.md" and not any(PERSONA_REQUEST.search(ctx.records[s].text) for s in sources):
+        return None, "SOUL.md changes only when the user asks for a different persona"
+    duplicate = E.find_duplicate_entry(text, body)
+    if duplicate is not None:
+        return None, f"already in {op.file}: {E.entry_text(duplicate)}"
+    section = _resolve_section(op, body)
+    return Op(op.kind, op.file, section, text, sources, op.old, op.origin), ""
+
+
+def plan(name: str, body: str, ops: list[Op], ctx: Context) -> tuple[str, list[Outcome]]:
+    """The new body after every valid op, and one outcome per op (pure: nothing is written)."""
+    outcomes: list[Outcome] = []
+    for op in ops:
+        checked, reason = validate(op, body, ctx)
+        if checked is None:
+            outcomes.append(Outcome(op, "skipped" if op.kind == "none" else "refused", reason))
+            continue
+        body, outcome = _apply_one(body, checked, ctx.today)
+        outcomes.append(outcome)
+    return body, outcomes
+
+
+def _apply_one(body: str, op: Op, today: date) -> tuple[str, Outcome]:
+    line = E.format_entry(op.text, op.sources)
+    targets = E.find_entries(body, op.old) if op.kind in ("update", "supersede") and op.old else []
+    if op.kind == "supersede" and not targets:
+        return body, Outcome(op, "refused", f"no entry matching {op.old!r} to supersede")
+    if not targets:
+        return _append(body, op.section, line), Outcome(op, "added", line=line)
+    old_line = targets[0]
+    marked = [E.supersede_line(t, today) for t in targets]
+    if op.kind == "update":
+        body = E.replace_line(body, old_line, [marked[0], line])
+        for target, mark in zip(targets[1:], marked[1:]):
+            body = E.replace_line(body, target, [mark])
+        return body, Outcome(op, "updated", line=line, old_line=old_line)
+    for target, mark in zip(targets, marked):
+        body = E.replace_line(body, target, [mark])
+    return _append(body, op.section, line), Outcome(op, "superseded", line=line, old_line=old_line)
+
+
+def _append(body: str, section: str, line: str) -> str:
+    heading = f"## {section}"
+    updated = sections.append_to_section(body, heading, line)
+    return updated if updated is not None else sections.add_section(body, heading, line)
+
+
+def move_past_upcoming(body: str, today: date) -> tuple[str, list[str]]:
+    """Entries under Upcoming whose date has passed move, unchanged, to the Timeline."""
+    span = sections.find_section(body, "## Upcoming")
+    if span is None:
+        return body, []
+    lines = body.splitlines()
+    moved = []
+    for line in lines[span[1] : span[2]]:
+        match = _UPCOMING.match(line)
+        if match and E.is_entry(line):
+            try:
+                when = date.fromisoformat(match.group(1))
+            except ValueError:
+                continue
+            if when < today:
+                moved.append(line)
+    for line in moved:
+        body = _append(E.remove_line(body, line), "Timeline", line)
+    return body, moved
+
+
+def dropped_share(old_body: str, new_body: str) -> tuple[int, int]:
+    """(entries of old_body no longer active in new_body, active entries in old_body)."""
+    before = [E.entry_text(l) for l in E.active_entries(old_body)]
+    after = {E.entry_text(l).casefold() for l in E.active_entries(new_body)}
+    lost = sum(1 for text in before if text.casefold() not in after)
+    return lost, len(before)
+
+
+def rewrite_refusal(old_body: str, new_body: str) -> str | None:
+    """Why a change drops too many entries, or None. One replaced entry is always fine."""
+    lost, total = dropped_share(old_body, new_body)
+    if lost > 1 and lost > total * MAX_DROP_SHARE:
+        return f"would drop {lost} of {total} entries (more than a quarter); refused to protect the file"
+    return None
+
+
+def apply_file(store: LongTermStore, name: str, ops: list[Op], ctx: Context, *, dry_run: bool = False) -> list[Outcome]:
+    """Plan and write one file with compare-and-swap, re-planning if someone edited it meanwhile."""
+    for _attempt in range(CONFLICT_RETRIES):
+        doc = store.read(name)
+        body, moved = move_past_upcoming(doc.body, ctx.today) if name == "MEMORY.md" else (doc.body, [])
+        body, outcomes = plan(name, body, ops, ctx)
+        outcomes.extend(
+            Outcome(Op("update", name, "Timeline", E.entry_text(l), E.cited_ids(l), origin="rule"), "moved", "date has passed", l, l)
+            for l in moved
+        )
+        refusal = rewrite_refusal(doc.body, body)
+        if refusal:
+            return [Outcome(o.op, "refused", refusal) if o.status in ("added", "updated", "superseded", "moved") else o for o in outcomes]
+        if dry_run or body == doc.body:
+            return outcomes
+        try:
+            store.write(name, doc.with_body(body), doc.sha, actor="sleep")
+        except ConflictError:
+            log.info("%s changed while the sleep job wrote it; planning again", name)
+            continue
+        return outcomes
+    raise ConflictError(f"{name} kept changing while the sleep job tried to update it; it will try again next time.")

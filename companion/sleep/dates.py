@@ -1,0 +1,138 @@
+"""Resolve dates in a message ("tomorrow", "next Friday", "May 14", "明天", "5月14日") against its own day."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
+           "october", "november", "december"]
+_MON = r"(?P<mon>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+_ZH_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+_ZH_NUM = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+
+_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"), "iso"),
+    (re.compile(r"\bday after tomorrow\b", re.I), "+2"),
+    (re.compile(r"\btomorrow\b", re.I), "+1"),
+    (re.compile(r"\byesterday\b", re.I), "-1"),
+    (re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b", re.I), "+0"),
+    (re.compile(r"\bin (?P<n>\d{1,3}|a|one|two|three|four|five|six|seven) (?P<unit>days?|weeks?)\b", re.I), "in"),
+    (re.compile(r"\bnext week\b", re.I), "+7"),
+    (re.compile(r"\b(?P<next>next |this |on )?(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I), "weekday"),
+    (re.compile(r"\b" + _MON + r"\.? (?P<d>\d{1,2})(?:st|nd|rd|th)?\b", re.I), "md"),
+    (re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)? (?:of )?" + _MON + r"\b", re.I), "md"),
+    (re.compile(r"大后天"), "+3"),
+    (re.compile(r"后天"), "+2"),
+    (re.compile(r"明天|明早|明晚"), "+1"),
+    (re.compile(r"昨天"), "-1"),
+    (re.compile(r"今天|今晚|今早"), "+0"),
+    (re.compile(r"(?P<next>下)?(?:周|星期|礼拜)(?P<zw>[一二三四五六日天])"), "zh_weekday"),
+    (re.compile(r"(?P<m>\d{1,2})月(?P<d>\d{1,2})[日号]"), "zh_md"),
+    (re.compile(r"(?P<n>[一两二三四五六七八九十\d]+)天(?:后|以后|之后)"), "zh_in"),
+]
+_WORD_NUM = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+
+
+@dataclass(frozen=True)
+class FoundDate:
+    when: date
+    start: int
+    end: int
+    text: str
+
+
+def _month_index(name: str) -> int:
+    name = name.lower()[:3]
+    return next(i for i, m in enumerate(_MONTHS) if m.startswith(name)) + 1
+
+
+def _future_md(anchor: date, month: int, day: int) -> date | None:
+    try:
+        candidate = date(anchor.year, month, day)
+    except ValueError:
+        return None
+    if candidate < anchor - timedelta(days=60):  # "Jan 3" said in December means next year
+        try:
+            candidate = date(anchor.year + 1, month, day)
+        except ValueError:
+            return None
+    return candidate
+
+
+def _resolve(kind: str, match: re.Match[str], anchor: date) -> date | None:
+    groups = match.groupdict()
+    if kind == "iso":
+        try:
+            return date(int(groups["y"]), int(groups["m"]), int(groups["d"]))
+        except ValueError:
+            return None
+    if kind[0] in "+-":
+        return anchor + timedelta(days=int(kind))
+    if kind == "in":
+        raw = groups["n"].lower()
+        count = int(raw) if raw.isdigit() else _WORD_NUM[raw]
+        return anchor + timedelta(days=count * (7 if groups["unit"].lower().startswith("week") else 1))
+    if kind in ("weekday", "zh_weekday"):
+        target = _WEEKDAYS.index(groups["wd"].lower()) if kind == "weekday" else _ZH_WEEKDAY[groups["zw"]]
+        ahead = (target - anchor.weekday()) % 7
+        nxt = (groups.get("next") or "").strip().lower()
+        if nxt in ("next", "下"):
+            ahead = ahead or 7
+            if kind == "zh_weekday":  # 下周三: the Wednesday of next week
+                monday_next = anchor + timedelta(days=7 - anchor.weekday())
+                return monday_next + timedelta(days=target)
+        return anchor + timedelta(days=ahead)
+    if kind == "md":
+        return _future_md(anchor, _month_index(groups["mon"]), int(groups["d"]))
+    if kind == "zh_md":
+        return _future_md(anchor, int(groups["m"]), int(groups["d"]))
+    if kind == "zh_in":
+        raw = groups["n"]
+        count = int(raw) if raw.isdigit() else _ZH_NUM.get(raw, 0)
+        return anchor + timedelta(days=count) if count else None
+    return None
+
+
+def find_dates(text: str, anchor: date) -> list[FoundDate]:
+    """Every date expression in `text`, resolved against `anchor` (the message's day), in order."""
+    found: list[FoundDate] = []
+    taken: list[tuple[int, int]] = []
+    for pattern, kind in _PATTERNS:
+        for match in pattern.finditer(text):
+            if any(s < match.end() and match.start() < e for s, e in taken):
+                continue
+            when = _resolve(kind, match, anchor)
+            if when is not None:
+                found.append(FoundDate(when, match.start(), match.end(), match.group(0)))
+                taken.append((match.start(), match.end()))
+    return sorted(found, key=lambda f: f.start)
+
+
+_RELATIVE_WORDS = re.compile(
+    r"\b(today|tonight|tomorrow|yesterday|recently|lately|the other day|last (?:week|month|night)|"
+    r"this (?:week|month|morning|afternoon|evening)|next (?:week|month))\b|今天|明天|昨天|最近|前几天|上周|下周",
+    re.I,
+)
+
+
+def has_relative_date(text: str) -> bool:
+    """Words an entry must not keep: they mean nothing once the day has passed."""
+    return _RELATIVE_WORDS.search(text) is not None
+
+
+def absolutize(text: str, anchor: date) -> str:
+    """Replace date expressions with ISO dates ("see the dentist tomorrow" -> "see the dentist on 2024-05-14")."""
+    out = text
+    for found in sorted(find_dates(text, anchor), key=lambda f: f.start, reverse=True):
+        if re.fullmatch(r"\d{4}-\d{1,2}-\d{1,2}", found.text):
+            continue
+        prefix = out[: found.start]
+        zh = bool(re.search(r"[\u4e00-\u9fff]", found.text))
+        joiner = "" if zh or re.search(r"\b(on|by|until|before|after)\s*$", prefix, re.I) else "on "
+        prefix = re.sub(r"\b(on|this|next)\s+$", lambda m: m.group(0) if m.group(1).lower() == "on" else "", prefix, flags=re.I)
+        out = prefix + joiner + found.when.isoformat() + out[found.end :]
+    out = re.sub(r"\s{2,}", " ", out)
+    return out.strip()

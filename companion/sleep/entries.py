@@ -1,0 +1,101 @@
+"""Bullet entries of a long-term body: their text, citations, superseded marks, and edits by line."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from companion.memory import sections
+from companion.memory.dedupe import is_duplicate
+
+_BULLET = re.compile(r"^\s*[-*+]\s+")
+_CITE = re.compile(r"\s*\((?:\d{4}-\d{2}-\d{2}#\d+(?:,\s*)?)+\)|\s*<!--.*?-->")
+_SUPERSEDED = re.compile(r"^\s*[-*+]\s+~~.*~~.*\bsuperseded\b", re.I)
+_MARK = re.compile(r"\s+[—-]+\s+superseded \d{4}-\d{2}-\d{2}.*$", re.I)
+ID = re.compile(r"\d{4}-\d{2}-\d{2}#\d+")
+
+
+def is_entry(line: str) -> bool:
+    return _BULLET.match(line) is not None
+
+
+def is_superseded(line: str) -> bool:
+    return _SUPERSEDED.match(line) is not None
+
+
+def entry_text(line: str) -> str:
+    """'- Lives in Paris (2026-11-01#3)' -> 'Lives in Paris'."""
+    text = _BULLET.sub("", line.rstrip("\n"))
+    text = _MARK.sub("", text)
+    text = _CITE.sub("", text).strip()
+    if text.startswith("~~") and text.endswith("~~"):
+        text = text[2:-2]
+    return text.strip()
+
+
+def cited_ids(line: str) -> list[str]:
+    return ID.findall(line)
+
+
+def active_entries(body: str) -> list[str]:
+    """Entry lines not marked superseded."""
+    return [l for l in body.splitlines() if is_entry(l) and not is_superseded(l)]
+
+
+def format_entry(text: str, sources: list[str]) -> str:
+    return f"- {text} ({', '.join(sources)})"
+
+
+def supersede_line(line: str, on: date) -> str:
+    """'- Lives in Paris (2026-11-01#3)' -> '- ~~Lives in Paris~~ (2026-11-01#3) — superseded 2026-11-29'."""
+    cites = " ".join(m.group(0).strip() for m in _CITE.finditer(line))
+    marked = f"- ~~{entry_text(line)}~~"
+    return f"{marked} {cites} — superseded {on.isoformat()}".replace("  ", " ")
+
+
+def find_duplicate_entry(text: str, body: str) -> str | None:
+    for line in active_entries(body):
+        if is_duplicate(text, entry_text(line)):
+            return line
+    return None
+
+
+def find_entries(body: str, old: str) -> list[str]:
+    """Active entries that `old` names: same text, or starting with it (a slot like 'Lives in')."""
+    wanted = entry_text(old).casefold()
+    if not wanted:
+        return []
+    found = []
+    for line in active_entries(body):
+        text = entry_text(line).casefold()
+        if text == wanted or text.startswith(wanted) or is_duplicate(wanted, text):
+            found.append(line)
+    return found
+
+
+def section_of(body: str, line: str) -> str | None:
+    """Title of the section holding `line`."""
+    lines = body.splitlines()
+    if line not in lines:
+        return None
+    index = lines.index(line)
+    title = None
+    for head in sections.headings(body):
+        if head.line < index and head.level >= 2:
+            title = head.title
+    return title
+
+
+def replace_line(body: str, old_line: str, new_lines: list[str]) -> str:
+    """Replace the first line equal to `old_line` with `new_lines` (keeps line endings)."""
+    lines = body.splitlines(keepends=True)
+    for index, line in enumerate(lines):
+        if line.rstrip("\r\n") == old_line:
+            ending = line[len(line.rstrip("\r\n")) :] or "\n"
+            lines[index : index + 1] = [l + ending for l in new_lines]
+            return "".join(lines)
+    return body
+
+
+def remove_line(body: str, line: str) -> str:
+    return replace_line(body, line, [])

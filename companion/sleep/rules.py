@@ -1,0 +1,154 @@
+"""The rule path: first-person statements become entries without a model (English and Chinese)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from companion.memory.records import Record
+from companion.sleep.dates import find_dates
+from companion.sleep.ops import Op
+
+_SENTENCE = re.compile(r"(?<=[.!?。！？;；])\s*|\n+")
+_STOP = re.compile(r"(?:,|，|;|；)?\s+(?:but|because|since|so|although|though|and then|which)\b.*$|[，,](?:但|因为|所以|不过).*$", re.I)
+_TEMPORAL = re.compile(r"\s+(?:(?:last|this|next) (?:week|month|year|night|weekend)|yesterday|today|tonight|tomorrow|recently|lately|now)$", re.I)
+_ABBREV = re.compile(r"\b(St|Dr|Mr|Mrs|Ms|Prof|Jr|Sr|Mt|e\.g|i\.e|etc|vs)\.", re.I)
+_DOT = "\u2024"
+_TRAIL = " \t.,!?。！？，、;；:：\"'”"
+_JOBS = (r"engineer|developer|programmer|teacher|nurse|doctor|student|designer|writer|manager|lawyer|artist|"
+         r"scientist|chef|cook|accountant|researcher|architect|consultant|pharmacist|journalist|translator|"
+         r"photographer|musician|farmer|driver|analyst|professor|dentist|therapist|electrician|carpenter|mechanic")
+_REL = (r"wife|husband|partner|girlfriend|boyfriend|son|daughter|sister|brother|mother|mom|mum|father|dad|"
+        r"best friend|friend|boss|cat|dog|grandmother|grandma|grandfather|grandpa|aunt|uncle|cousin")
+_ZH_REL = "妻子|老婆|丈夫|老公|女儿|儿子|姐姐|妹妹|哥哥|弟弟|妈妈|母亲|爸爸|父亲|猫|狗|男朋友|女朋友|老板|朋友"
+
+
+@dataclass(frozen=True)
+class Rule:
+    pattern: re.Pattern[str]
+    file: str
+    section: str
+    render: Callable[[re.Match[str]], str]
+    slot: str = ""  # entries that replace each other (an update of e.g. "Lives in ...")
+
+
+def _x(match: re.Match[str], group: str = "x") -> str:
+    value = _STOP.sub("", match.group(group)).strip(_TRAIL)
+    return _TEMPORAL.sub("", value).strip(_TRAIL)
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _rule(p: str, file: str, section: str, render: Callable[[re.Match[str]], str], slot: str = "", flags: int = re.I) -> Rule:
+    return Rule(re.compile(p, flags), file, section, render, slot)
+
+
+RULES: list[Rule] = [
+    # who the user is
+    _rule(r"\b(?i:my name is) (?P<x>[^\W\d_][\w'-]{0,30}(?: [A-Z][\w'-]{0,30})?)", "USER.md", "Profile", lambda m: f"Name: {_x(m)}", "Name:", 0),
+    _rule(r"\bI(?:'m| am) allergic to (?P<x>[^.!?]{2,80})", "USER.md", "Profile", lambda m: f"Allergic to {_x(m)}"),
+    _rule(r"\bI work (?P<p>as|at|for|in) (?P<x>[^.!?]{2,80})", "USER.md", "Profile", lambda m: f"Works {m.group('p').lower()} {_x(m)}", "Works "),
+    _rule(r"\bI(?:'m| am) (?P<x>(?:an? )?(?:[\w-]+ ){0,2}(?:" + _JOBS + r"))s?\b", "USER.md", "Profile", lambda m: f"Is {_x(m)}" if _x(m).lower().startswith(("a ", "an ")) else f"Is a {_x(m)}"),
+    _rule(r"\bI (?:live|am living|'m living) in (?P<x>[^.!?]{2,60})", "USER.md", "Profile", lambda m: f"Lives in {_x(m)}", "Lives in"),
+    _rule(r"\bI(?:'ve| have)? (?:just )?moved to (?P<x>[^.!?]{2,60})", "USER.md", "Profile", lambda m: f"Lives in {_x(m)}", "Lives in"),
+    _rule(r"\bI(?i:'m| am) (?i:from) (?P<x>[A-Z][^.!?]{1,60})", "USER.md", "Profile", lambda m: f"From {_x(m)}", "", 0),
+    _rule(r"\b(?i:my (?P<r>" + _REL + r")(?:'s name)? is (?:called |named )?)(?P<x>[A-Z][\w'-]{1,30})", "USER.md", "Profile", lambda m: f"{_cap(m.group('r').lower())}: {_x(m)}", "", 0),
+    _rule(r"\b(?i:I have an? (?P<r>" + _REL + r") (?:named|called) )(?P<x>[A-Z][\w'-]{1,30})", "USER.md", "Profile", lambda m: f"{_cap(m.group('r').lower())}: {_x(m)}", "", 0),
+    # likes and dislikes
+    _rule(r"\bI (?:really |absolutely )?(?:love|like|enjoy|adore)(?! to talk| you| it| that| this)(?P<x> [^.!?]{2,80})", "USER.md", "Preferences", lambda m: f"Likes {_x(m)}"),
+    _rule(r"\bI (?:really )?(?:hate|dislike|can't stand|cannot stand|don't like|do not like)(?! you| it| that| this)(?P<x> [^.!?]{2,80})", "USER.md", "Preferences", lambda m: f"Dislikes {_x(m)}"),
+    _rule(r"\bI prefer (?P<x>[^.!?]{2,80})", "USER.md", "Preferences", lambda m: f"Prefers {_x(m)}"),
+    # instructions to the companion
+    _rule(r"^(?:please,? )?(?P<x>(?:always|never|don't ever|do not ever) [^.!?]{3,120})", "USER.md", "Instructions", lambda m: _cap(_x(m))),
+    _rule(r"\bfrom now on,? (?:please )?(?P<x>[^.!?]{3,120})", "USER.md", "Instructions", lambda m: _cap(_x(m))),
+    # persona changes (SOUL)
+    _rule(r"\b(?:call yourself|your name (?:is|should be|will be)|I'?ll call you) (?P<x>[^\W\d_][\w'-]{0,30})", "SOUL.md", "Identity", lambda m: f"Name: {_x(m)}", "Name:"),
+    _rule(r"\b(?:please |can you |could you )?(?P<x>be (?:more|less) [a-z]+|(?:talk|speak|reply|answer|write) (?:more |less )?[a-z]+ly)\b", "SOUL.md", "Style", lambda m: _cap(_x(m))),
+    # memory: decisions, corrections, interests, events
+    _rule(r"\bI(?:'ve| have)? decided (?:to )?(?P<x>[^.!?]{3,120})", "MEMORY.md", "Decisions", lambda m: f"Decided to {_x(m)}"),
+    _rule(r"\bI said (?P<o>[^,.!?]{2,80}),? but (?:it's|it is|it was|actually|in fact) (?P<x>[^.!?]{2,80})", "MEMORY.md", "Corrections", lambda m: f"{_cap(_x(m))} (not {m.group('o').strip(_TRAIL)})"),
+    _rule(r"^(?:no|nope|actually|that's wrong|that is wrong|wrong)[,:!]+ (?:it's |it is |it was )?(?P<x>[^.!?]{3,120})", "MEMORY.md", "Corrections", lambda m: f"Correction: {_x(m)}"),
+    _rule(r"\bI(?:'m| am) (?:interested in|into|learning|studying|reading about) (?P<x>[^.!?]{2,80})", "MEMORY.md", "Topics & Interests", lambda m: f"Interested in {_x(m)}"),
+    # Chinese
+    _rule(r"我(?:的名字)?叫(?P<x>[\u4e00-\u9fffA-Za-z]{1,12})", "USER.md", "Profile", lambda m: f"名字：{_x(m)}", "名字：", 0),
+    _rule(r"我对(?P<x>[^，。！？,.!?]{1,20})过敏", "USER.md", "Profile", lambda m: f"对{_x(m)}过敏", "", 0),
+    _rule(r"我是(?:一名|一个|一位)?(?P<x>[^，。！？,.!?]{0,8}(?:工程师|老师|教师|学生|医生|护士|程序员|设计师|律师|作家|经理|厨师|会计|研究员))", "USER.md", "Profile", lambda m: f"是{_x(m)}", "", 0),
+    _rule(r"我(?:现在)?住在(?P<x>[^，。！？,.!?]{1,20})", "USER.md", "Profile", lambda m: f"住在{_x(m)}", "住在", 0),
+    _rule(r"我(?:现在)?在(?P<x>[^，。！？,.!?]{1,20})(?:工作|上班)", "USER.md", "Profile", lambda m: f"在{_x(m)}工作", "", 0),
+    _rule(r"我的(?P<r>" + _ZH_REL + r")叫(?P<x>[\u4e00-\u9fffA-Za-z]{1,12})", "USER.md", "Profile", lambda m: f"{m.group('r')}叫{_x(m)}", "", 0),
+    _rule(r"我(?:很|非常|特别|最)?(?:喜欢|爱吃|爱)(?P<x>[^，。！？,.!?]{1,30})", "USER.md", "Preferences", lambda m: f"喜欢{_x(m)}", "", 0),
+    _rule(r"我(?:不喜欢|讨厌|不爱)(?P<x>[^，。！？,.!?]{1,30})", "USER.md", "Preferences", lambda m: f"不喜欢{_x(m)}", "", 0),
+    _rule(r"^(?:请你?)?(?:以后|总是|永远)(?:请你?)?(?P<x>[^。！？!?]{2,60})", "USER.md", "Instructions", lambda m: f"以后{_x(m)}", "", 0),
+    _rule(r"(?:你就叫|就叫你|你的名字叫)(?P<x>[\u4e00-\u9fffA-Za-z]{1,12})", "SOUL.md", "Identity", lambda m: f"Name: {_x(m)}", "Name:", 0),
+    _rule(r"(?P<x>(?:说话|回答|回复)(?:要|请)?(?:更|再)?(?:简洁|简短|详细|正式|随意|幽默)一?(?:点|些)?)", "SOUL.md", "Style", lambda m: _x(m), "", 0),
+    _rule(r"我决定(?P<x>[^。！？!?]{2,60})", "MEMORY.md", "Decisions", lambda m: f"决定{_x(m)}", "", 0),
+    _rule(r"(?:我说错了|不对)[，,：:]\s*(?:应该是|是)?(?P<x>[^。！？!?]{2,60})", "MEMORY.md", "Corrections", lambda m: f"更正：{_x(m)}", "", 0),
+    _rule(r"我(?:在学|正在学)(?P<x>[^，。！？,.!?]{1,20})", "MEMORY.md", "Topics & Interests", lambda m: f"在学{_x(m)}", "", 0),
+    _rule(r"我对(?P<x>[^，。！？,.!?]{1,20})感兴趣", "MEMORY.md", "Topics & Interests", lambda m: f"对{_x(m)}感兴趣", "", 0),
+]
+
+_PLAN_EN = re.compile(
+    r"^(?:so |and |well,? |oh,? )?(?:I(?:'ve| have)(?: got)?|I(?:'m| am) (?:going to|gonna|having|meeting|seeing|flying|visiting|leaving|starting)|"
+    r"I(?:'ll| will)|I need to|I have to|I must|we(?:'re| are) (?:going to|having|meeting|visiting)|my [\w ]{2,30} is)\b",
+    re.I,
+)
+_PLAN_LEAD = re.compile(
+    r"^(?:so |and |well,? |oh,? )?(?:I(?:'ve| have)(?: got)?|I(?:'ll| will)|I need to|I have to|I must|I(?:'m| am)|we(?:'re| are))\s+(?:an? |my |the )?",
+    re.I,
+)
+_DATE_WORDS = re.compile(r"\s*\b(?:on|this|next|at|by)\s*$", re.I)
+
+
+def _plan(sentence: str, record: Record) -> Op | None:
+    found = find_dates(sentence, record.day)
+    if not found:
+        return None
+    zh = re.search(r"[\u4e00-\u9fff]", sentence) is not None
+    if zh:
+        if "我" not in sentence or not re.search(r"要|得|会|打算|准备|约|有", sentence):
+            return None
+    elif not _PLAN_EN.search(sentence):
+        return None
+    when = found[0].when
+    what = sentence[: found[0].start] + sentence[found[0].end :]
+    what = _DATE_WORDS.sub("", what[: found[0].start]) + what[found[0].start :]
+    if zh:
+        what = re.sub(r"^(?:我们|我)?(?:要|得|会|打算|准备)?", "", what.replace("我", "", 1)).strip(_TRAIL)
+    else:
+        what = _PLAN_LEAD.sub("", what.strip()).strip(_TRAIL)
+        what = re.sub(r"\s{2,}", " ", what)
+    if len(what) < 3:
+        return None
+    section = "Upcoming" if when >= record.day else "Timeline"
+    return Op("add", "MEMORY.md", section, f"{when.isoformat()}: {_cap(what.replace(_DOT, '.'))}", [record.id], origin="rule")
+
+
+def sentences(text: str) -> list[str]:
+    protected = _ABBREV.sub(lambda m: m.group(0)[:-1] + _DOT, text)
+    return [s.strip() for s in _SENTENCE.split(protected) if s and s.strip()]
+
+
+def extract(records: list[Record]) -> list[Op]:
+    """Ops from the user's own statements, in the order they were said."""
+    ops: list[Op] = []
+    for record in records:
+        if record.role != "user":
+            continue
+        for sentence in sentences(record.text):
+            matched = False
+            for rule in RULES:
+                match = rule.pattern.search(sentence)
+                if not match:
+                    continue
+                text = rule.render(match).replace(_DOT, ".").strip(_TRAIL)
+                if text:
+                    kind = "update" if rule.slot else "add"
+                    ops.append(Op(kind, rule.file, rule.section, text, [record.id], old=rule.slot, origin="rule"))
+                    matched = True
+            plan = _plan(sentence, record)
+            if plan is not None and not (matched and plan.text.endswith(ops[-1].text)):
+                ops.append(plan)
+    return ops
