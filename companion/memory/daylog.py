@@ -178,7 +178,7 @@ def _seq_of(raw: bytes) -> int | None:
         data = json.loads(raw)
         rid = data["id"]
         return int(rid.split("#", 1)[1])
-    except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError):
         return None
 
 
@@ -198,7 +198,7 @@ def read_file(path: Path) -> DayRead:
             continue
         try:
             record = Record.from_dict(json.loads(line.decode("utf-8")))
-        except (ValueError, UnicodeDecodeError) as exc:
+        except (ValueError, RecursionError) as exc:  # deeply nested JSON raises RecursionError
             torn = number - 1 == last  # no newline after it: a write was cut short
             reason = "incomplete last line (interrupted write)" if torn else f"unreadable record ({exc})"
             problem = ReadProblem(path, number, reason)

@@ -62,6 +62,10 @@ def parse_meta(yaml_text: str, name: str = "file") -> dict[str, Any]:
         return {}
     try:
         meta = frontmatter.YAMLHandler().load(yaml_text)
+    except UnicodeError as exc:  # the YAML reader encodes first; bytes that were not UTF-8 fail there
+        raise FrontmatterError(
+            f"The frontmatter of {name} holds bytes that are not valid UTF-8; open the file and retype that part."
+        ) from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + 2 if mark is not None else None

@@ -27,7 +27,9 @@ class Version:
     path: Path
 
     def read(self) -> str:
-        return self.path.read_text(encoding="utf-8")
+        # Exactly as saved: line endings kept, bytes that were not UTF-8 carried through.
+        with open(self.path, encoding="utf-8", errors="surrogateescape", newline="") as handle:
+            return handle.read()
 
 
 class History:
@@ -46,7 +48,7 @@ class History:
         while path.exists():
             counter += 1
             path = folder / f"{stamp}-{actor}-{counter}.md"
-        atomic_write(path, raw)
+        atomic_write(path, raw.encode("utf-8", "surrogateescape"))
         self._prune(file)
         return self._version(file, path)  # type: ignore[return-value]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from pathlib import Path
 from typing import Callable
@@ -42,6 +43,24 @@ def check_name(name: object) -> str:
     raise InvalidMemoryFileError(f"Unknown memory file {name!r}: use SOUL.md, USER.md or MEMORY.md.")
 
 
+_SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+_LONE_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+
+
+def _encodable(text: str) -> str:
+    """Text that can be saved: surrogate pairs joined, other lone surrogates -> U+FFFD.
+
+    U+DC80-U+DCFF stay: they stand for bytes that were not UTF-8 when the file was read
+    and are written back as the same bytes."""
+    try:
+        text.encode("utf-8", "surrogateescape")
+        return text
+    except UnicodeEncodeError:
+        pass
+    text = _SURROGATE_PAIR.sub(lambda m: m.group().encode("utf-16-le", "surrogatepass").decode("utf-16-le"), text)
+    return _LONE_SURROGATE.sub("\ufffd", text)
+
+
 class LongTermStore:
     """Every change goes through `write`: lock, compare hashes, snapshot, atomic write, notify."""
 
@@ -78,8 +97,9 @@ class LongTermStore:
 
     def read_raw(self, name: str) -> str:
         path = self.path(name)
-        try:
-            return path.read_text(encoding="utf-8", errors="surrogateescape")
+        try:  # newline="": keep CRLF and lone CR as written, so edits change only what they edit
+            with open(path, encoding="utf-8", errors="surrogateescape", newline="") as handle:
+                return handle.read()
         except FileNotFoundError:
             return ""
         except OSError as exc:
@@ -111,6 +131,7 @@ class LongTermStore:
 
     def _replace(self, name: str, current: str, new_raw: str, actor: str) -> Document:
         """Validate, snapshot and atomically write; the caller holds the file's lock."""
+        new_raw = _encodable(new_raw)
         doc = parse_document(name, new_raw)  # refuse to save what could not be read back
         if len(new_raw.encode("utf-8", "surrogateescape")) > MAX_FILE_BYTES:
             raise StorageError(f"{name} would grow over {MAX_FILE_BYTES // 1000} kB; compact it first.")

@@ -50,7 +50,7 @@ class Record:
             raise ValueError("missing or malformed 'id'")
         day_part, _, seq_part = rid.partition("#")
         date.fromisoformat(day_part)
-        if not seq_part.isdigit():
+        if not (seq_part.isascii() and seq_part.isdigit()):  # '²'.isdigit() is True, int('²') fails
             raise ValueError("malformed sequence number in 'id'")
         if not isinstance(ts, str):
             raise ValueError("missing 'ts'")
@@ -63,7 +63,11 @@ class Record:
         return cls(id=rid, ts=ts, role=role, text=text, extra=extra)
 
     def to_line(self) -> bytes:
-        return (json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        text = json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
+        try:
+            return (text + "\n").encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (pasted text, JSON escapes): \u-escape it, losslessly
+            return (json.dumps(self.to_dict(), ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
 
 
 def make_id(day: date, seq: int) -> str:
