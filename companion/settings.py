@@ -18,10 +18,16 @@ class ModelSettings:
     path: str = ""  # empty: the embedded default model
     n_ctx: int = 4096
     n_threads: int = 0  # 0: physical cores
-    n_gpu_layers: int = 0  # 0: CPU, -1: all layers
+    n_gpu_layers: int = -2  # -2: auto (as many as fit), 0: CPU, -1: all layers, N: that many
     chat_format: str = ""  # empty: the model's own template
     max_reply_tokens: int = 512
     temperature: float = 0.7
+    library: list[str] = field(default_factory=list)  # GGUF files added from outside models/
+    backend: str = "llama"  # "llama": in-process; "openai": an OpenAI-compatible server
+    base_url: str = ""  # e.g. http://127.0.0.1:8080/v1 (llama-server), http://localhost:11434/v1 (Ollama)
+    model_name: str = ""  # the server's model id; empty: the first one it lists
+    remote_timeout_s: int = 120  # longest wait for the server's first token
+    remote_n_ctx: int = 0  # 0: ask the server, else 4096
 
 
 @dataclass

@@ -64,11 +64,10 @@ def physical_cores() -> int:
 
 
 def available_memory_bytes() -> int | None:
-    """Free RAM where it can be read cheaply (Linux, macOS); None elsewhere."""
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
+    """Available RAM (free plus reclaimable cache); None where it cannot be read."""
+    from companion.llm.hardware import ram_bytes
+
+    return ram_bytes()[1]
 
 
 def gpu_offload_supported() -> bool:
@@ -111,7 +110,8 @@ class LlamaBackend:
     ) -> None:
         path = Path(model_path)
         meta = read_gguf(path)  # ModelNotFoundError / NotAGGUFError before llama.cpp sees it
-        self._check_memory(meta, n_ctx)
+        if n_gpu_layers == 0:  # with offload the loader checks RAM and VRAM separately
+            self._check_memory(meta, n_ctx)
         _route_llama_logs()
         _patch_failed_load_cleanup()
         import llama_cpp
