@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import tempfile
 import zipfile
 from dataclasses import dataclass, field
@@ -61,7 +62,7 @@ class _ZipSink:
     def write(self, relpath: str, data: bytes) -> None:
         info = zipfile.ZipInfo(f"{self.prefix}/{relpath}", date_time=self.date_time)
         info.compress_type = zipfile.ZIP_DEFLATED
-        info.external_attr = 0o644 << 16
+        info.external_attr = (stat.S_IFREG | 0o644) << 16
         self.archive.writestr(info, data)
 
 

@@ -1,0 +1,161 @@
+"""Merge memory from elsewhere: Markdown entries by section without duplicates, day-log records by id."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+from typing import Callable, Iterable
+
+from companion.memory import sections
+from companion.memory.daylog import DayLog, read_file
+from companion.memory.dedupe import find_duplicate
+from companion.memory.records import Record
+
+UNSECTIONED = "Imported"
+_LIST_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d+[.)])\s+\S")
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_COMMENT_LINE = re.compile(r"^\s*<!--.*-->\s*$")
+CITATION = re.compile(r"\d{4}-\d{2}-\d{2}#\d+")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One memory entry: a list item (with its continuation lines) or a paragraph line."""
+
+    section: str | None
+    text: str
+
+    @property
+    def first_line(self) -> str:
+        return self.text.split("\n", 1)[0]
+
+
+def entries(body: str) -> list[Entry]:
+    """The entries of a body, each under its nearest `##` section (None before the first)."""
+    found: list[Entry] = []
+    section: str | None = None
+    current: list[str] = []
+    in_fence = False
+
+    def flush() -> None:
+        if current:
+            found.append(Entry(section, "\n".join(current)))
+            current.clear()
+
+    for line in body.splitlines():
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            current.append(line)
+            continue
+        if in_fence:
+            current.append(line)
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            flush()
+            if len(heading.group(1)) == 2:
+                section = heading.group(2).strip()
+            continue
+        if not line.strip() or _COMMENT_LINE.match(line):
+            flush()
+            continue
+        if _LIST_ITEM.match(line) or not line[:1].isspace() or not current:
+            flush()
+        current.append(line)
+    flush()
+    return found
+
+
+@dataclass
+class MergeCount:
+    added: int = 0
+    skipped: int = 0
+
+
+def merge_body(target: str, source: str, rewrite: Callable[[str], str] = lambda text: text) -> tuple[str, MergeCount]:
+    """`target` with every entry of `source` that it lacks, appended to the same-named section."""
+    count = MergeCount()
+    known = [line for line in target.splitlines() if line.strip()]
+    body = target
+    for entry in entries(source):
+        if find_duplicate(entry.first_line, known):
+            count.skipped += 1
+            continue
+        text = rewrite(entry.text)
+        heading = entry.section or UNSECTIONED
+        merged = sections.append_to_section(body, heading, text)
+        body = merged if merged is not None else sections.add_section(body, heading, text)
+        known.extend(line for line in text.splitlines() if line.strip())
+        count.added += 1
+    return body, count
+
+
+def rewrite_citations(id_map: dict[str, str]) -> Callable[[str], str]:
+    """Point citations of imported records at the ids those records got here."""
+    return lambda text: CITATION.sub(lambda m: id_map.get(m.group(0), m.group(0)), text)
+
+
+# -- day logs -------------------------------------------------------------------------------
+
+
+def _moment(ts: str) -> datetime:
+    stamp = datetime.fromisoformat(ts)
+    if stamp.tzinfo is None:
+        stamp = stamp.astimezone()
+    return stamp.replace(microsecond=stamp.microsecond // 1000 * 1000)
+
+
+def _fingerprint(record: Record) -> tuple[float, str, str]:
+    return (_moment(record.ts).timestamp(), record.role, record.text)
+
+
+@dataclass
+class LogMerge:
+    added: int = 0
+    skipped: int = 0
+    id_map: dict[str, str] = field(default_factory=dict)  # source id -> id here
+
+
+class DayLogMerger:
+    """Adds records to the day logs under `days_dir`, skipping those already there (same time, role, text).
+
+    Added records get a new local id (ids restart per Companion, so a foreign `2026-11-29#3` may mean
+    another record here); the id they had at the source is kept in `ref`, unless they already carried
+    a `ref` from an earlier import, which stays.
+    """
+
+    def __init__(self, days_dir: Path) -> None:
+        self.days_dir = days_dir
+        self._seen: dict[date, dict[tuple[float, str, str], str]] = {}
+        self.result = LogMerge()
+
+    def _known(self, day: date) -> dict[tuple[float, str, str], str]:
+        if day not in self._seen:
+            records = read_file(DayLog(self.days_dir).path_for(day)).records
+            self._seen[day] = {_fingerprint(r): r.id for r in records}
+        return self._seen[day]
+
+    def add(self, record: Record, extra: dict[str, object] | None = None) -> str | None:
+        """Append `record` unless present; returns its id here. `extra` adds fields (e.g. imported)."""
+        moment = _moment(record.ts)
+        known = self._known(moment.date())
+        key = _fingerprint(record)
+        if key in known:
+            self.result.skipped += 1
+            self.result.id_map[record.id] = known[key]
+            return None
+        fields = dict(record.extra)
+        fields.setdefault("ref", record.id)
+        fields.update(extra or {})
+        added = DayLog(self.days_dir, clock=lambda: moment).append(record.role, record.text, **fields)
+        known[key] = added.id
+        self.result.id_map[record.id] = added.id
+        self.result.added += 1
+        return added.id
+
+    def add_all(self, records: Iterable[Record], extra: dict[str, object] | None = None) -> None:
+        for record in records:
+            self.add(record, extra)

@@ -1,0 +1,243 @@
+"""Import: merge or replace from an exported skill or a Markdown folder, with a backup first."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import stat
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from companion.errors import PortabilityError, UnrecognizedSourceError, UnsafeArchiveError
+from companion.memory.backup import backups_dir
+from companion.memory.daylog import DayLog, read_file
+from companion.memory.longterm import LongTermStore
+from companion.memory.merge import entries
+from companion.memory.setup import ensure_home
+from companion.memory.skill_export import ExportOptions, export_memory
+from companion.memory.skill_import import import_memory
+from companion.paths import Home
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "portability"
+SAMPLE = FIXTURES / "sample-memory"
+
+
+def fill(home: Home) -> None:
+    shutil.copytree(SAMPLE, home.memory, dirs_exist_ok=True)
+
+
+def fresh_home(tmp_path: Path, name: str) -> Home:
+    other = Home(tmp_path / name)
+    ensure_home(other)
+    return other
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file() and not p.name.startswith(".")}
+
+
+def record_keys(home: Home) -> set[tuple[str, str, str]]:
+    log = DayLog(home.days)
+    return {(r.ts, r.role, r.text) for day in log.days() for r in log.read_day(day).records}
+
+
+def entry_lines(home: Home, name: str) -> set[str]:
+    return {e.text for e in entries(LongTermStore(home).read(name).body)}
+
+
+@pytest.fixture
+def exported(home: Home, tmp_path: Path) -> Path:
+    fill(home)
+    return export_memory(home, tmp_path / "export").path
+
+
+def test_export_then_merge_into_fresh_home_reproduces_the_memory(home: Home, exported: Path, tmp_path: Path) -> None:
+    other = fresh_home(tmp_path, "other")
+    report = import_memory(other, exported)
+
+    for name in ("SOUL.md", "USER.md", "MEMORY.md"):
+        assert entry_lines(home, name) <= entry_lines(other, name)
+    assert record_keys(other) == record_keys(home)
+    assert snapshot(other.digests) == snapshot(home.digests)
+    assert report.records_added == 12 and report.entries_added["USER.md"] == 5
+    # the records are new here, so they keep their source id in `ref`
+    first = read_file(DayLog(other.days).path_for(DayLog(other.days).days()[0])).records[0]
+    assert first.extra["ref"] == "2026-11-28#1"
+
+
+def test_merge_twice_adds_nothing(home: Home, exported: Path, tmp_path: Path) -> None:
+    other = fresh_home(tmp_path, "other")
+    import_memory(other, exported)
+    before = snapshot(other.memory)
+    report = import_memory(other, exported)
+    assert snapshot(other.memory) == before
+    assert report.records_added == 0 and report.records_skipped == 12
+    assert sum(report.entries_added.values()) == 0 and report.digests_added == 0
+
+
+def test_merging_an_export_back_into_its_own_home_changes_nothing(home: Home, exported: Path) -> None:
+    before = snapshot(home.memory)
+    import_memory(home, exported)
+    assert snapshot(home.memory) == before
+
+
+def test_backup_taken_and_changes_snapshotted(home: Home, exported: Path, tmp_path: Path) -> None:
+    other = fresh_home(tmp_path, "other")
+    user_before = (other.memory / "USER.md").read_bytes()
+    report = import_memory(other, exported)
+    assert report.backup is not None and report.backup.parent == backups_dir(other)
+    assert (report.backup / "USER.md").read_bytes() == user_before
+    versions = LongTermStore(other).history.versions("USER.md")
+    assert versions and versions[0].actor == "import" and versions[0].read().encode() == user_before
+
+
+def test_merge_appends_to_an_existing_day_and_rewrites_citations(home: Home, exported: Path, tmp_path: Path) -> None:
+    other = fresh_home(tmp_path, "other")
+    from datetime import datetime, timedelta, timezone
+
+    day_clock = lambda: datetime(2026, 11, 29, 8, 0, tzinfo=timezone(timedelta(hours=8)))  # noqa: E731
+    local = DayLog(other.days, clock=day_clock)
+    local.append("user", "A local message before the import")
+    path = local.path_for(day_clock().date())
+    original = path.read_bytes()
+
+    import_memory(other, exported)
+
+    data = path.read_bytes()
+    assert data.startswith(original)  # appended, never rewritten
+    records = read_file(path).records
+    assert [r.id for r in records] == [f"2026-11-29#{n}" for n in range(1, 8)]
+    by_ref = {r.extra.get("ref"): r.id for r in records}
+    assert by_ref["2026-11-29#1"] == "2026-11-29#2"
+    user_md = LongTermStore(other).read("USER.md").body
+    assert "Prefers metric units (2026-11-29#2)" in user_md
+
+
+def test_replace_takes_the_source(home: Home, exported: Path, tmp_path: Path) -> None:
+    other = fresh_home(tmp_path, "other")
+    DayLog(other.days).append("user", "only here")
+    report = import_memory(other, exported, "replace")
+    for name in ("SOUL.md", "USER.md", "MEMORY.md"):
+        assert (other.memory / name).read_bytes() == (home.memory / name).read_bytes()
+    assert record_keys(other) == record_keys(home)
+    assert report.files_replaced == ["SOUL.md", "USER.md", "MEMORY.md"]
+    assert report.backup is not None and list((report.backup / "days").rglob("*.jsonl"))
+
+
+def test_zip_import(home: Home, tmp_path: Path) -> None:
+    fill(home)
+    archive = export_memory(home, tmp_path / "zips", ExportOptions(as_zip=True)).path
+    other = fresh_home(tmp_path, "other")
+    import_memory(other, archive)
+    assert record_keys(other) == record_keys(home)
+
+
+def test_plain_markdown_folder_is_merged_by_section(home: Home) -> None:
+    report = import_memory(home, FIXTURES / "plain-notes")
+    user = LongTermStore(home).read("USER.md").body
+    assert "- Likes green tea, not coffee" in user.split("## Preferences", 1)[1]
+    assert "## Imported\n- I am a night owl" in user
+    memory = LongTermStore(home).read("MEMORY.md").body
+    assert "- Drives a 2019 bicycle, no car\n  (sold the car in 2025)" in memory
+    assert report.entries_added == {"USER.md": 4, "MEMORY.md": 4}
+    again = import_memory(home, FIXTURES / "plain-notes")
+    assert sum(again.entries_added.values()) == 0
+
+
+def test_duplicates_follow_the_dedupe_rule(home: Home, tmp_path: Path) -> None:
+    LongTermStore(home).append("USER.md", "- prefers METRIC units", section="Preferences")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "USER.md").write_text("## Preferences\n- Prefers metric units (2026-01-01#4)\n- Likes jazz\n", encoding="utf-8")
+    report = import_memory(home, src)
+    assert report.entries_added == {"USER.md": 1} and report.entries_skipped == 1
+
+
+def _zip(tmp_path: Path, entries: list[tuple[zipfile.ZipInfo | str, bytes]]) -> Path:
+    path = tmp_path / "bad.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("companion-memory/USER.md", "## Profile\n- hello\n")
+        for info, data in entries:
+            archive.writestr(info, data)
+    return path
+
+
+def _symlink_info(name: str) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name)
+    info.external_attr = (stat.S_IFLNK | 0o777) << 16
+    return info
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        ("companion-memory/../../evil.md", b"x"),
+        ("/etc/evil.md", b"x"),
+        ("C:/evil.md", b"x"),
+        ("companion-memory\\..\\..\\evil.md", b"x"),
+        (_symlink_info("companion-memory/MEMORY.md"), b"/etc/passwd"),
+    ],
+)
+def test_unsafe_archives_are_refused_before_extraction(home: Home, tmp_path: Path, entry: tuple[object, bytes]) -> None:
+    archive = _zip(tmp_path, [entry])  # type: ignore[list-item]
+    before = snapshot(home.memory)
+    with pytest.raises(UnsafeArchiveError, match="Refused"):
+        import_memory(home, archive)
+    assert snapshot(home.memory) == before
+    assert not backups_dir(home).exists()
+    assert not (tmp_path / "evil.md").exists()
+
+
+def test_oversized_archive_is_refused(home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import companion.memory.archive as archive_module
+
+    monkeypatch.setattr(archive_module, "MAX_TOTAL_BYTES", 1000)
+    monkeypatch.setattr(archive_module.extract_archive, "__defaults__", (1000,))
+    archive = _zip(tmp_path, [("companion-memory/days/2026-11/2026-11-29.jsonl", b"0" * 5000)])
+    with pytest.raises(UnsafeArchiveError, match="more than"):
+        import_memory(home, archive)
+    assert not backups_dir(home).exists()
+
+
+def test_lying_size_header_is_refused(tmp_path: Path) -> None:
+    from companion.memory.archive import extract_archive
+
+    path = tmp_path / "lie.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("a.txt", b"0" * 50_000)
+    raw = bytearray(path.read_bytes())
+    # shrink the declared size in the central directory (offset 24 of the entry header)
+    central = raw.rfind(b"PK\x01\x02")
+    raw[central + 24 : central + 28] = (10).to_bytes(4, "little")
+    path.write_bytes(bytes(raw))
+    with pytest.raises((UnsafeArchiveError, PortabilityError, zipfile.BadZipFile)):
+        extract_archive(path, tmp_path / "out", max_bytes=1000)
+    extracted = tmp_path / "out" / "a.txt"
+    assert not extracted.exists() or extracted.stat().st_size <= 1000 + 1024 * 1024
+
+
+def test_unrecognized_folder(home: Home, tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "notes.txt").write_text("hi")
+    with pytest.raises(UnrecognizedSourceError):
+        import_memory(home, tmp_path / "empty")
+
+
+def test_broken_frontmatter_is_refused_before_any_change(home: Home, tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "SOUL.md").write_text("---\nname: [unclosed\n---\n# Soul\n", encoding="utf-8")
+    with pytest.raises(PortabilityError, match="SOUL.md"):
+        import_memory(home, src)
+    assert not backups_dir(home).exists()
+
+
+def test_redacted_export_imports_masks_not_secrets(home: Home, tmp_path: Path) -> None:
+    fill(home)
+    archive = export_memory(home, tmp_path / "r", ExportOptions(redact=True)).path
+    other = fresh_home(tmp_path, "other")
+    import_memory(other, archive)
+    text = json.dumps([r.text for r in DayLog(other.days).iter_backwards()])
+    assert "[email]" in text and "lin.mei@example.com" not in text
