@@ -1,0 +1,261 @@
+"""Download a GGUF from Hugging Face into models/: progress, cancel, resume, free-disk check, checksum."""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import json
+import os
+import re
+import shutil
+import socket
+import threading
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from companion.errors import DownloadCancelled, DownloadError, ModelError, StorageError
+from companion.llm.gguf import read_gguf
+from companion.memory.atomic import atomic_write, describe_os_error
+
+Progress = Callable[[int, int], None]  # (bytes done, bytes total)
+CHUNK = 1024 * 1024
+DISK_MARGIN = 200 * 2**20  # keep this much free after the download
+RETRIES = 2  # automatic resumes after a dropped connection
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+
+
+@dataclass(frozen=True)
+class CuratedModel:
+    """A good small chat model; sizes are approximate, the checksum comes from the Hub at download time."""
+
+    label: str
+    repo_id: str
+    filename: str
+    size_gb: float
+    ram_gb: float  # to run it with a 4096-token context
+    note: str
+
+    def describe(self) -> str:
+        return f"{self.label}: {self.size_gb:.1f} GB download, needs about {self.ram_gb:.0f} GB RAM. {self.note}"
+
+
+CURATED = (
+    CuratedModel("Qwen2.5 0.5B Instruct (Q4_K_M)", "Qwen/Qwen2.5-0.5B-Instruct-GGUF",
+                 "qwen2.5-0.5b-instruct-q4_k_m.gguf", 0.5, 1, "Tiny and fast; English and Chinese."),
+    CuratedModel("Llama 3.2 1B Instruct (Q4_K_M)", "bartowski/Llama-3.2-1B-Instruct-GGUF",
+                 "Llama-3.2-1B-Instruct-Q4_K_M.gguf", 0.8, 2, "Small, quick on any laptop."),
+    CuratedModel("Qwen2.5 1.5B Instruct (Q4_K_M)", "Qwen/Qwen2.5-1.5B-Instruct-GGUF",
+                 "qwen2.5-1.5b-instruct-q4_k_m.gguf", 1.1, 2, "Good small all-rounder; English and Chinese."),
+    CuratedModel("Gemma 2 2B Instruct (Q4_K_M)", "bartowski/gemma-2-2b-it-GGUF",
+                 "gemma-2-2b-it-Q4_K_M.gguf", 1.7, 3, "Friendly conversational style."),
+    CuratedModel("Llama 3.2 3B Instruct (Q4_K_M)", "bartowski/Llama-3.2-3B-Instruct-GGUF",
+                 "Llama-3.2-3B-Instruct-Q4_K_M.gguf", 2.0, 4, "Noticeably smarter; fine on 8 GB machines."),
+    CuratedModel("Qwen2.5 3B Instruct (Q6_K)", "Qwen/Qwen2.5-3B-Instruct-GGUF",
+                 "qwen2.5-3b-instruct-q6_k.gguf", 2.8, 4, "Higher-quality quantization; English and Chinese."),
+    CuratedModel("Qwen2.5 7B Instruct (Q4_K_M)", "bartowski/Qwen2.5-7B-Instruct-GGUF",
+                 "Qwen2.5-7B-Instruct-Q4_K_M.gguf", 4.7, 7, "Strong; best with a GPU or 16 GB RAM."),
+    CuratedModel("Llama 3.1 8B Instruct (Q4_K_M)", "bartowski/Meta-Llama-3.1-8B-Instruct-GGUF",
+                 "Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf", 4.9, 7, "Strong; best with a GPU or 16 GB RAM."),
+)
+
+
+@dataclass
+class RemoteFile:
+    url: str  # where the bytes are (after the Hub's redirect)
+    size: int | None
+    sha256: str | None  # the Hub's ETag of LFS files is their SHA-256
+
+
+def hub_endpoint(explicit: str | None = None) -> str:
+    """The Hub address; $HF_ENDPOINT (read now, not at import) points at a mirror or a test server."""
+    from huggingface_hub import constants
+
+    return (explicit or os.environ.get("HF_ENDPOINT") or constants.ENDPOINT).rstrip("/")
+
+
+def resolve(repo_id: str, filename: str, revision: str = "main", token: str | None = None,
+            endpoint: str | None = None) -> RemoteFile:
+    """Ask the Hub for the file's size, checksum and location (translating its errors)."""
+    from huggingface_hub import get_hf_file_metadata, hf_hub_url
+    from huggingface_hub import errors as hf_errors
+
+    base = hub_endpoint(endpoint)
+    url = hf_hub_url(repo_id, filename, revision=revision, endpoint=base)
+    try:
+        meta = get_hf_file_metadata(url, token=token or False, endpoint=base)
+    except hf_errors.GatedRepoError as exc:
+        raise DownloadError(f"{repo_id} is gated: accept its license on huggingface.co and sign in with a token.") from exc
+    except hf_errors.RepositoryNotFoundError as exc:
+        raise DownloadError(f"There is no repository '{repo_id}' on {base} (or it is private).") from exc
+    except (hf_errors.EntryNotFoundError, hf_errors.RemoteEntryNotFoundError) as exc:
+        raise DownloadError(f"{repo_id} has no file '{filename}'. Check the file name (it is case-sensitive).") from exc
+    except hf_errors.RevisionNotFoundError as exc:
+        raise DownloadError(f"{repo_id} has no revision '{revision}'.") from exc
+    except hf_errors.HfHubHTTPError as exc:
+        raise DownloadError(f"The Hub refused the request for {repo_id}/{filename}: {exc}") from exc
+    except (OSError, ValueError) as exc:
+        raise DownloadError(f"Cannot reach {base}: {exc}. Check your internet connection.") from exc
+    except Exception as exc:  # the Hub client's HTTP library raises its own connection errors
+        if "connect" in type(exc).__name__.lower() or "timeout" in type(exc).__name__.lower():
+            raise DownloadError(f"Cannot reach {base}. Check your internet connection.") from exc
+        raise
+    etag = (meta.etag or "").lower()
+    return RemoteFile(url=meta.location or url, size=meta.size, sha256=etag if _SHA256.match(etag) else None)
+
+
+class Downloader:
+    """One download; `cancel()` may be called from any thread and stops within one chunk."""
+
+    def __init__(self, models_dir: Path, token: str | None = None, endpoint: str | None = None, timeout: float = 30.0) -> None:
+        self.models_dir = models_dir
+        self.token = token
+        self.endpoint = endpoint
+        self.timeout = timeout
+        self._cancel = threading.Event()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def partial_path(self, filename: str) -> Path:
+        return self.models_dir / f".{Path(filename).name}.part"
+
+    def download(self, repo_id: str, filename: str, revision: str = "main", progress: Progress | None = None) -> Path:
+        """The downloaded file in models/ (checked: size, SHA-256, GGUF header). Resumes a partial file."""
+        name = Path(filename).name
+        if not name.lower().endswith(".gguf"):
+            raise DownloadError(f"'{filename}' is not a .gguf file. Companion runs GGUF models.")
+        self._cancel.clear()
+        remote = resolve(repo_id, filename, revision, self.token, self.endpoint)
+        target = self.models_dir / name
+        if target.exists() and remote.size is not None and target.stat().st_size == remote.size:
+            return target
+        self.models_dir.mkdir(parents=True, exist_ok=True)
+        partial = self.partial_path(name)
+        self._forget_stale_partial(partial, remote)
+        self._check_disk(partial, remote)
+        for attempt in range(RETRIES + 1):
+            try:
+                self._transfer(remote, partial, progress)
+                break
+            except _Interrupted as exc:
+                if attempt == RETRIES:
+                    raise DownloadError(
+                        f"The download of {name} keeps breaking off ({exc}). The part already downloaded is kept: "
+                        "start it again to resume."
+                    ) from exc
+        self._verify(partial, remote, name)
+        try:
+            os.replace(partial, target)
+        except OSError as exc:
+            raise StorageError(describe_os_error(exc, target)) from exc
+        self._sidecar(partial).unlink(missing_ok=True)
+        return target
+
+    # -- steps ---------------------------------------------------------------
+
+    @staticmethod
+    def _sidecar(partial: Path) -> Path:
+        return partial.with_name(partial.name + ".json")
+
+    def _forget_stale_partial(self, partial: Path, remote: RemoteFile) -> None:
+        """A partial file from another version of the file would corrupt the result: start over."""
+        sidecar = self._sidecar(partial)
+        try:
+            previous: dict[str, Any] = json.loads(sidecar.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            previous = {}
+        same = previous.get("sha256") == remote.sha256 and previous.get("size") == remote.size
+        if partial.exists() and not same:
+            partial.unlink()
+        atomic_write(sidecar, json.dumps({"sha256": remote.sha256, "size": remote.size, "url": remote.url}))
+
+    def _check_disk(self, partial: Path, remote: RemoteFile) -> None:
+        if remote.size is None:
+            return
+        have = partial.stat().st_size if partial.exists() else 0
+        need = remote.size - have
+        free = shutil.disk_usage(self.models_dir).free
+        if need + DISK_MARGIN > free:
+            raise DownloadError(
+                f"Not enough disk space: the model needs {need / 2**30:.2f} GB more and only {free / 2**30:.2f} GB "
+                f"is free in {self.models_dir}. Free some space and try again."
+            )
+
+    def _transfer(self, remote: RemoteFile, partial: Path, progress: Progress | None) -> None:
+        from huggingface_hub.utils import build_hf_headers
+
+        have = partial.stat().st_size if partial.exists() else 0
+        total = remote.size or 0
+        if total and have >= total:
+            return
+        headers = dict(build_hf_headers(token=self.token or False))
+        headers["Accept-Encoding"] = "identity"
+        if have:
+            headers["Range"] = f"bytes={have}-"
+        request = urllib.request.Request(remote.url, headers=headers)
+        try:
+            response = urllib.request.urlopen(request, timeout=self.timeout)
+        except urllib.error.HTTPError as exc:
+            if exc.code == 416 and have:  # the server says the range is past the end: the file is complete
+                return
+            raise DownloadError(f"The server refused the download ({exc.code} {exc.reason}).") from exc
+        except (urllib.error.URLError, OSError) as exc:
+            raise _Interrupted(str(getattr(exc, "reason", exc))) from exc
+        with response:
+            mode = "ab" if have and response.status == 206 else "wb"
+            done = have if mode == "ab" else 0
+            try:
+                with open(partial, mode) as out:
+                    while True:
+                        if self._cancel.is_set():
+                            raise DownloadCancelled("Download stopped. Start it again to resume where it stopped.")
+                        chunk = response.read(CHUNK)
+                        if not chunk:
+                            break
+                        out.write(chunk)
+                        done += len(chunk)
+                        if progress is not None:
+                            progress(done, total)
+                    out.flush()
+                    os.fsync(out.fileno())
+            except (http.client.IncompleteRead, socket.timeout, ConnectionError) as exc:
+                raise _Interrupted(str(exc) or type(exc).__name__) from exc
+            except OSError as exc:
+                raise StorageError(describe_os_error(exc, partial)) from exc
+        if total and done < total:
+            raise _Interrupted(f"got {done} of {total} bytes")
+
+    def _verify(self, partial: Path, remote: RemoteFile, name: str) -> None:
+        size = partial.stat().st_size
+        if remote.size is not None and size != remote.size:
+            partial.unlink(missing_ok=True)
+            raise DownloadError(f"{name} arrived with {size} bytes instead of {remote.size}. Download it again.")
+        if remote.sha256 is not None:
+            digest = sha256_file(partial, self._cancel)
+            if digest != remote.sha256:
+                partial.unlink(missing_ok=True)
+                raise DownloadError(
+                    f"{name} is damaged: its checksum does not match the Hub's. It was deleted; download it again."
+                )
+        try:
+            read_gguf(partial)
+        except ModelError as exc:
+            partial.unlink(missing_ok=True)
+            raise DownloadError(f"The downloaded {name} is not a usable GGUF model: {exc}") from exc
+
+
+class _Interrupted(Exception):
+    """The connection broke off; the partial file is kept for a resume."""
+
+
+def sha256_file(path: Path, cancel: threading.Event | None = None) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(CHUNK):
+            if cancel is not None and cancel.is_set():
+                raise DownloadCancelled("Download stopped while checking the file.")
+            digest.update(chunk)
+    return digest.hexdigest()

@@ -1,0 +1,119 @@
+"""Model downloads against a stand-in Hub on loopback: resume, cancel, checksum, disk space, bad names."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from collections import namedtuple
+
+import pytest
+
+from companion.errors import DownloadCancelled, DownloadError
+from companion.llm.download import CURATED, Downloader, resolve
+from companion.llm.gguf import read_gguf
+
+REPO = "someone/Tiny-GGUF"
+
+
+@pytest.fixture
+def model_bytes(gguf_bytes) -> bytes:
+    # 1.5 MB of tensor data so the transfer spans several chunks.
+    return gguf_bytes({"general.architecture": "llama", "general.name": "Tiny"}, [("w", [384, 1024], 0)],
+                      data=bytes(range(256)) * 6144)
+
+
+def test_download_lands_in_models_with_matching_checksum(tmp_path, hub, model_bytes):
+    digest = hub.add(REPO, "tiny-q4.gguf", model_bytes)
+    seen: list[tuple[int, int]] = []
+    path = Downloader(tmp_path / "models").download(REPO, "tiny-q4.gguf", progress=lambda d, t: seen.append((d, t)))
+    assert path == tmp_path / "models" / "tiny-q4.gguf"
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+    assert seen[-1] == (len(model_bytes), len(model_bytes))
+    assert all(a[0] <= b[0] for a, b in zip(seen, seen[1:]))
+    assert read_gguf(path).name == "Tiny"
+    assert [p.name for p in (tmp_path / "models").iterdir()] == ["tiny-q4.gguf"]  # no partial or sidecar left
+
+
+def test_dropped_connection_resumes_with_a_range_request(tmp_path, hub, model_bytes):
+    digest = hub.add(REPO, "m.gguf", model_bytes)
+    hub.break_after = 300_000
+    path = Downloader(tmp_path / "models").download(REPO, "m.gguf")
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+    ranges = [r for method, _, r in hub.requests if method == "GET"]
+    assert ranges == ["", "bytes=300000-"]
+
+
+def test_cancel_keeps_the_part_and_the_next_start_resumes(tmp_path, hub, model_bytes):
+    hub.add(REPO, "m.gguf", model_bytes)
+    downloader = Downloader(tmp_path / "models")
+
+    def stop_midway(done: int, total: int) -> None:
+        if done >= total // 3:
+            downloader.cancel()
+
+    with pytest.raises(DownloadCancelled):
+        downloader.download(REPO, "m.gguf", progress=stop_midway)
+    partial = downloader.partial_path("m.gguf")
+    kept = partial.stat().st_size
+    assert 0 < kept < len(model_bytes)
+    assert not (tmp_path / "models" / "m.gguf").exists()
+    path = downloader.download(REPO, "m.gguf")
+    assert path.read_bytes() == model_bytes
+    assert [r for m, _, r in hub.requests if m == "GET"][-1] == f"bytes={kept}-"
+
+
+def test_checksum_mismatch_deletes_the_file(tmp_path, hub, model_bytes):
+    hub.add(REPO, "m.gguf", model_bytes)
+    hub.wrong_etag = True
+    with pytest.raises(DownloadError, match="checksum"):
+        Downloader(tmp_path / "models").download(REPO, "m.gguf")
+    assert list((tmp_path / "models").glob("*.gguf")) == []
+    assert not Downloader(tmp_path / "models").partial_path("m.gguf").exists()
+
+
+def test_a_partial_from_another_version_is_not_reused(tmp_path, hub, model_bytes):
+    hub.add(REPO, "m.gguf", model_bytes)
+    downloader = Downloader(tmp_path / "models")
+    (tmp_path / "models").mkdir()
+    downloader.partial_path("m.gguf").write_bytes(b"GGUF stale bytes from an older upload")
+    path = downloader.download(REPO, "m.gguf")
+    assert path.read_bytes() == model_bytes
+    assert [r for m, _, r in hub.requests if m == "GET"] == [""]
+
+
+def test_not_enough_disk_space_is_refused_before_downloading(tmp_path, hub, model_bytes, monkeypatch):
+    hub.add(REPO, "m.gguf", model_bytes)
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(10**9, 10**9 - 1000, 1000))
+    with pytest.raises(DownloadError, match="disk space"):
+        Downloader(tmp_path / "models").download(REPO, "m.gguf")
+    assert not any(m == "GET" for m, _, _ in hub.requests)
+
+
+def test_missing_file_and_non_gguf_names_have_clear_errors(tmp_path, hub):
+    with pytest.raises(DownloadError, match="no file 'nope.gguf'"):
+        Downloader(tmp_path / "models").download(REPO, "nope.gguf")
+    with pytest.raises(DownloadError, match="not a .gguf file"):
+        Downloader(tmp_path / "models").download(REPO, "model.safetensors")
+
+
+def test_an_html_page_served_as_gguf_is_rejected(tmp_path, hub):
+    hub.add(REPO, "m.gguf", b"<html>rate limited</html>")
+    with pytest.raises(DownloadError, match="not a usable GGUF"):
+        Downloader(tmp_path / "models").download(REPO, "m.gguf")
+    assert list((tmp_path / "models").glob("*.gguf")) == []
+
+
+def test_resolve_reads_size_and_sha256(hub, model_bytes):
+    digest = hub.add(REPO, "m.gguf", model_bytes)
+    remote = resolve(REPO, "m.gguf")
+    assert (remote.size, remote.sha256) == (len(model_bytes), digest)
+    assert remote.url.startswith(hub.url)
+
+
+def test_curated_list_is_small_chat_ggufs():
+    assert 5 <= len(CURATED) <= 12
+    for model in CURATED:
+        assert model.filename.endswith(".gguf") and "/" in model.repo_id
+        assert 0.3 <= model.size_gb <= 6 and model.ram_gb >= model.size_gb
+        assert "GB" in model.describe()
