@@ -19,6 +19,8 @@ _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _COMMENT_LINE = re.compile(r"^\s*<!--.*-->\s*$")
 CITATION = re.compile(r"\d{4}-\d{2}-\d{2}#\d+")
+_COMMENT_TAIL = re.compile(r"\s*<!--.*?-->\s*$")
+_TRAILING_DATE = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)\s*$")
 
 
 @dataclass(frozen=True)
@@ -78,19 +80,24 @@ class MergeCount:
 def merge_body(target: str, source: str, rewrite: Callable[[str], str] = lambda text: text) -> tuple[str, MergeCount]:
     """`target` with every entry of `source` that it lacks, appended to the same-named section."""
     count = MergeCount()
-    known = [line for line in target.splitlines() if line.strip()]
+    known = [_comparable(line) for line in target.splitlines() if line.strip()]
     body = target
     for entry in entries(source):
-        if find_duplicate(entry.first_line, known):
+        if find_duplicate(_comparable(entry.first_line), known):
             count.skipped += 1
             continue
         text = rewrite(entry.text)
         heading = entry.section or UNSECTIONED
         merged = sections.append_to_section(body, heading, text)
         body = merged if merged is not None else sections.add_section(body, heading, text)
-        known.extend(line for line in text.splitlines() if line.strip())
+        known.extend(_comparable(line) for line in text.splitlines() if line.strip())
         count.added += 1
     return body, count
+
+
+def _comparable(line: str) -> str:
+    """A line without its trailing entry date "(2025-03-02)", which the dedupe rule does not know."""
+    return _TRAILING_DATE.sub("", _COMMENT_TAIL.sub("", line))
 
 
 def rewrite_citations(id_map: dict[str, str]) -> Callable[[str], str]:
