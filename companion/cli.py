@@ -14,6 +14,9 @@ from companion.errors import CompanionError
 # Each module registers one subcommand; the order is the order in --help.
 COMMAND_MODULES = (
     "companion.commands.chat",
+    "companion.commands.export",
+    "companion.commands.import_cmd",
+    "companion.commands.migrate",
     "companion.commands.search",
 )
 
