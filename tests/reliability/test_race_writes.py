@@ -1,0 +1,67 @@
+"""Editor, chat tool, "remember" and the sleep job write one file at once: no write is lost; one app per home."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from companion.errors import AlreadyRunningError, ConflictError
+from companion.memory.longterm import LongTermStore
+from companion.paths import Home
+from companion.runtime import open_home
+
+from test_crash_loop import run_harness
+
+
+def test_threads_racing_on_one_file_lose_no_write(tmp_path: Path) -> None:
+    result = run_harness("race", "threads", str(tmp_path / "home"), "--iterations", "25", timeout=180)
+    print(f"race threads: {result['details']}")
+    assert result["violations"] == 0, result["problems"]
+    assert result["details"]["lost writes"] == 0 and result["details"]["writes"] == 200
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="forks writer processes")
+def test_processes_racing_on_one_file_lose_no_write(tmp_path: Path) -> None:
+    result = run_harness("race", "processes", str(tmp_path / "home"), "--iterations", "15", timeout=180)
+    print(f"race processes: {result['details']}")
+    assert result["violations"] == 0, result["problems"]
+    assert result["details"]["lost writes"] == 0 and result["details"]["writes"] == 180
+
+
+def test_the_loser_of_a_race_gets_a_conflict_error_and_nothing_changes(home: Home) -> None:
+    editor, sleep = LongTermStore(home), LongTermStore(home)
+    seen_by_editor = editor.read("MEMORY.md")
+    sleep.append("MEMORY.md", "- from the sleep job (2026-11-29#2)", "## Facts", actor="sleep")
+    after_sleep = home.long_term("MEMORY.md").read_bytes()
+    with pytest.raises(ConflictError, match="changed since it was read"):
+        editor.write("MEMORY.md", seen_by_editor.with_body("# Memory\n(editor's version)\n"), seen_by_editor.sha, "user")
+    assert home.long_term("MEMORY.md").read_bytes() == after_sleep
+
+
+HOLD = textwrap.dedent(
+    """
+    import sys, time
+    from companion.runtime import open_home
+    runtime = open_home(sys.argv[1])
+    print("holding", flush=True)
+    time.sleep(60)
+    """
+)
+
+
+def test_a_second_instance_is_refused_and_a_killed_one_frees_the_home(home: Home) -> None:
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(home.root)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+        with pytest.raises(AlreadyRunningError, match=f"already running.*{holder.pid}"):
+            open_home(home.root)
+    finally:
+        holder.kill()  # like a crash: no clean-up runs
+        holder.wait()
+        holder.stdout.close()
+    with open_home(home.root) as runtime:  # a stale lock never locks the user out
+        assert runtime.lock is not None
