@@ -12,6 +12,7 @@ log = logging.getLogger(__name__)
 # (home, settings, store, agent, backend, backend_changed, menu(), show_message(), reload_model(),
 # add_status_widget()). Add one line per feature module.
 EXTENSION_MODULES: tuple[str, ...] = (
+    "companion.ui.portability",
 )
 
 
