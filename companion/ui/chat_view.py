@@ -15,6 +15,11 @@ INITIAL_RECORDS = 40  # enough to fill a tall window; the rest loads on scroll
 SHOWN_ROLES = ("user", "assistant", "tool", "event")
 
 
+def shown(record: Record) -> bool:
+    """Trigger bookkeeping stays in the log; the timeline shows what was said and what happened."""
+    return record.role in SHOWN_ROLES and not (record.role == "event" and "trigger" in record.extra)
+
+
 class ChatView(QScrollArea):
     """Messages with time, a separator per day; the last reply can stream in."""
 
@@ -74,7 +79,7 @@ class ChatView(QScrollArea):
     def _prepend_day(self) -> int:
         self._loaded_from -= 1
         day = self._days[self._loaded_from]
-        records = [r for r in self.daylog.read_day(day).records if r.role in SHOWN_ROLES]
+        records = [r for r in self.daylog.read_day(day).records if shown(r)]
         if not records:
             return 0
         replaced = {str(r.extra["replaces"]) for r in records if r.extra.get("replaces")}

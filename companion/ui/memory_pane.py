@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QFileSystemWatcher, QTimer, Signal
+from PySide6.QtCore import QFileSystemWatcher, Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from companion.memory.daylog import DayLog
@@ -50,7 +50,7 @@ class MemoryPane(QWidget):
         self._watch()
         self.watcher.fileChanged.connect(self._path_changed)
         self.watcher.directoryChanged.connect(lambda _p: self._queue(*LONG_TERM_FILES))
-        self._store_changed.connect(self._queue)
+        self._store_changed.connect(self._queue_one, Qt.ConnectionType.QueuedConnection)
         store.subscribe(self._on_store_write)
 
     def close_pane(self) -> None:
@@ -71,6 +71,10 @@ class MemoryPane(QWidget):
         for name in LONG_TERM_FILES:
             if path == str(self.store.path(name)):
                 self._queue(name)
+
+    @Slot(str)
+    def _queue_one(self, name: str) -> None:
+        self._queue(name)
 
     def _queue(self, *names: str) -> None:
         self._pending.update(names)

@@ -40,6 +40,8 @@ class ModelWorker(QObject):
         super().__init__()
         self.agent = agent
         self.loader = loader
+        self.auto_prefill = True  # warm the prompt prefix after loading and after each turn
+        self.closing = False  # set from the GUI thread at quit: skip queued warm-ups
 
     @Slot(object)
     def load(self, settings: ModelSettings) -> None:
@@ -56,7 +58,7 @@ class ModelWorker(QObject):
             return
         self.agent.backend = backend
         self.loaded.emit(backend)
-        self.prefill()
+        self._warm()
 
     @Slot(object)
     def adopt(self, backend: Backend) -> None:
@@ -73,8 +75,14 @@ class ModelWorker(QObject):
     def regenerate(self) -> None:
         self._stream(self.agent.regenerate)
 
+    def _warm(self) -> None:
+        if self.auto_prefill:
+            self.prefill()
+
     @Slot()
     def prefill(self) -> None:
+        if self.closing:
+            return
         try:
             self.agent.prefill()
         except Exception:  # prefill only saves time later; never surface it
@@ -123,7 +131,7 @@ class ModelWorker(QObject):
             if pending:
                 self.deltas.emit("".join(pending))
             self.busy_changed.emit(False)
-        self.prefill()
+        self._warm()
 
 
 class ModelController(QObject):
@@ -181,6 +189,7 @@ class ModelController(QObject):
         """Cancel any reply, close the model in its thread, wait for the thread. True if it stopped."""
         if not self.thread.isRunning():
             return True
+        self.worker.closing = True
         self.cancel()
         self._close.emit()
         stopped = self.thread.wait(timeout_ms)

@@ -1,0 +1,268 @@
+"""The main window: chat streaming, stop, regenerate, model loading, extensions, window state."""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMainWindow
+
+from companion.errors import NotAGGUFError
+from companion.llm.scripted import ScriptedBackend
+from companion.memory.daylog import DayLog
+from companion.paths import Home
+from companion.settings import Settings
+from companion.ui.main_window import MainWindow
+from tests.ui.conftest import wait_idle
+
+
+def _send(qtbot, window: MainWindow, text: str, timeout: int = 10_000) -> None:
+    window.composer.edit.setPlainText(text)
+    qtbot.keyClick(window.composer.edit, Qt.Key.Key_Return)
+    wait_idle(qtbot, window, timeout)
+
+
+def _said(home: Home) -> list:
+    """The conversation in the log (trigger bookkeeping left out)."""
+    return [r for r in DayLog(home.days).tail(50) if r.role in ("user", "assistant")]
+
+
+def test_window_opens_titled_companion_with_standard_menus(window: MainWindow) -> None:
+    assert window.windowTitle() == "Companion"
+    titles = [a.text() for a in window.menuBar().actions()]
+    assert titles == ["&File", "&Memory", "&Settings", "&Help"]
+    assert window.menu("&Memory") is window.menu("&Memory")
+    assert window.quit_action.shortcut().toString() == "Ctrl+Q"
+    assert window.settings_action.shortcut().toString() == "Ctrl+,"
+
+
+def test_first_launch_greets_and_logs_the_greeting(window: MainWindow, home: Home) -> None:
+    messages = window.chat.messages()
+    assert [m.role for m in messages] == ["assistant"]
+    assert "?" in messages[0].text()
+    logged = DayLog(home.days).tail(5)
+    assert [r.role for r in logged] == ["assistant"]
+
+
+def test_send_streams_reply_into_view_and_day_log(qtbot, make_window, home: Home) -> None:
+    backend = ScriptedBackend(["Here is a list:\n\n- one\n- two 二\n\n```\ncode\n```"], delay=0.005)
+    window = make_window(backend)
+    seen: list[str] = []
+    window.controller.worker.deltas.connect(seen.append)
+    _send(qtbot, window, "Hello there, 你好")
+    assert window.composer.edit.toPlainText() == ""
+    roles = [(m.role, m.text()) for m in window.chat.messages()][-2:]
+    assert roles[0] == ("user", "Hello there, 你好")
+    assert roles[1][0] == "assistant" and "two 二" in roles[1][1]
+    assert seen and "".join(seen).strip() == roles[1][1]
+    records = [r for r in DayLog(home.days).tail(5) if r.role in ("user", "assistant")][-2:]
+    assert [(r.role, r.text) for r in records] == [("user", "Hello there, 你好"), ("assistant", roles[1][1])]
+    assert window.chat.messages()[-1].record_id == records[-1].id
+    assert "tok/s" in window.speed_label.text()
+
+
+def test_shift_enter_inserts_a_new_line(qtbot, window: MainWindow, scripted: ScriptedBackend) -> None:
+    window.composer.edit.setPlainText("line one")
+    window.composer.edit.moveCursor(window.composer.edit.textCursor().MoveOperation.End)
+    qtbot.keyClick(window.composer.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    assert window.composer.edit.toPlainText() == "line one\n"
+    assert not scripted.prompts
+
+
+def test_stop_cancels_the_reply_and_keeps_what_was_said(qtbot, make_window, home: Home) -> None:
+    backend = ScriptedBackend([" ".join(f"w{i}" for i in range(400))], delay=0.01)
+    window = make_window(backend)
+    window.composer.edit.setPlainText("tell me a long story")
+    qtbot.keyClick(window.composer.edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.chat.messages()[-1].role == "assistant" and "w5" in window.chat.messages()[-1].text())
+    assert window.composer.send_button.text() == "Stop"
+    window.composer.send_button.click()
+    wait_idle(qtbot, window)
+    last = _said(home)[-1]
+    assert last.role == "assistant" and last.extra.get("cancelled") is True
+    assert 0 < len(last.text.split()) < 400
+    assert window.chat.messages()[-1].note.text() == "stopped"
+    assert window.composer.send_button.text() == "Send"
+
+
+def test_regenerate_marks_the_replaced_reply(qtbot, make_window, home: Home) -> None:
+    window = make_window(ScriptedBackend(["First answer.", "Second answer."]))
+    _send(qtbot, window, "Question?")
+    first = window.chat.messages()[-1]
+    window.composer.regenerate_button.click()
+    wait_idle(qtbot, window)
+    second = window.chat.messages()[-1]
+    assert second is not first and second.text() == "Second answer."
+    assert first.property("replaced") is True and first.note.text() == "replaced"
+    old, new = _said(home)[-2:]
+    assert new.extra["replaces"] == old.id
+
+
+def test_reopening_shows_the_replaced_mark_from_the_log(qtbot, make_window) -> None:
+    window = make_window(ScriptedBackend(["One.", "Two."]))
+    _send(qtbot, window, "Q")
+    window.regenerate()
+    wait_idle(qtbot, window)
+    again = make_window()
+    texts = {m.text(): m for m in again.chat.messages()}
+    assert texts["One."].property("replaced") is True
+    assert texts["Two."].property("replaced") is not True
+
+
+@pytest.mark.model
+def test_real_tiny_model_streams_a_reply(qtbot, make_window, tiny_backend, home: Home) -> None:
+    settings = Settings()
+    settings.model.max_reply_tokens = 24
+    window = make_window(tiny_backend, settings=settings)
+    window.controller.worker.auto_prefill = False  # keep the shared model free for the next test
+    try:
+        _send(qtbot, window, "Say hello in one short sentence.", timeout=120_000)
+    finally:
+        window.agent.backend = None  # the model is shared by the whole test run: do not close it
+    last = _said(home)[-1]
+    assert last.role == "assistant" and last.text and last.extra["tokens"] <= 24
+    assert window.chat.messages()[-1].text() == last.text
+
+
+def test_model_load_failure_leaves_the_window_usable(qtbot, make_window, home: Home, tmp_path: Path) -> None:
+    bogus = tmp_path / "notes.gguf"
+    bogus.write_text("this is not a model")
+    settings = Settings()
+    settings.model.path = str(bogus)
+    window = make_window(settings=settings, autoload=False)
+    window.reload_model()
+    qtbot.waitUntil(lambda: window.chat.messages()[-1].role == "error", timeout=30_000)
+    assert window.model_label.text() == "No model"
+    message = window.model_label.toolTip()
+    assert "GGUF" in message
+    assert window.backend is None
+    notice = window.chat.messages()[-1]
+    assert notice.role == "error" and "Settings" in notice.text()
+    # reading and editing memory still work, and a message is kept for later
+    editor = window.memory_pane.open_file("USER.md")
+    editor.editor.appendPlainText("- Likes tea")
+    assert editor.save()
+    _send(qtbot, window, "are you there?")
+    assert _said(home)[-1].text == "are you there?"
+    assert window.chat.messages()[-1].role == "error"
+
+
+def test_loader_error_message_reaches_the_user(qtbot, make_window) -> None:
+    def loader(_settings):
+        raise NotAGGUFError("x.bin is not a GGUF model file. Choose a .gguf file in Settings.")
+
+    window = make_window(loader=loader)
+    window.reload_model()
+    qtbot.waitUntil(lambda: window.chat.messages()[-1].role == "error")
+    assert "x.bin is not a GGUF" in window.chat.messages()[-1].text()
+
+
+def test_model_loads_in_the_background_and_reports_status(qtbot, make_window) -> None:
+    backend = ScriptedBackend()
+    window = make_window(loader=lambda _s: backend)
+    with qtbot.waitSignal(window.backend_changed, check_params_cb=lambda b: b is backend):
+        window.reload_model()
+    qtbot.waitUntil(lambda: window.model_label.text().startswith("scripted"))
+    assert window.backend is backend
+    qtbot.waitUntil(lambda: bool(backend.prefills))  # the prompt prefix is warmed after loading
+
+
+def test_shutdown_closes_the_backend(qtbot, make_window) -> None:
+    backend = ScriptedBackend()
+    window = make_window(backend)
+    window.shutdown()
+    assert backend.closed and not window.controller.thread.isRunning()
+
+
+def test_extensions_install_and_a_broken_one_is_skipped(qtbot, make_window, monkeypatch) -> None:
+    good = types.ModuleType("companion_test_good_ext")
+
+    def install(window: MainWindow) -> None:
+        window.menu("&File").addAction("Export memory…")
+        window.tools_menu = window.menu("&Tools")
+
+    good.install = install  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "companion_test_good_ext", good)
+    window = make_window(extensions=("companion_test_missing_ext", "companion_test_good_ext"))
+    assert window.installed_extensions == ["companion_test_good_ext"]
+    assert "Export memory…" in [a.text() for a in window.menu("&File").actions()]
+    assert isinstance(window, QMainWindow)
+
+
+def test_menu_keeps_standard_order_for_new_menus(window: MainWindow) -> None:
+    window.menu("&Tools")
+    assert [a.text() for a in window.menuBar().actions()][-1] == "&Tools"
+
+
+def test_window_geometry_and_pane_state_are_restored(qtbot, make_window) -> None:
+    window = make_window()
+    window.resize(700, 500)
+    window.memory_pane.hide()
+    window.save_state()
+    again = make_window()
+    assert again.size().width() == 700
+    assert again.memory_pane.isHidden()
+
+
+def _write_days(home: Home, days: int) -> None:
+    for offset in range(days):
+        day = date(2025, 1, 1) + timedelta(days=offset)
+        stamp = datetime(day.year, day.month, day.day, 9, 0, tzinfo=timezone.utc)
+        log = DayLog(home.days, clock=lambda s=stamp: s)
+        log.append("user", f"message of {day.isoformat()}")
+        log.append("assistant", f"reply of {day.isoformat()}")
+
+
+def test_earlier_days_load_lazily_on_scroll(qtbot, make_window, home: Home) -> None:
+    _write_days(home, 60)
+    window = make_window()
+    shown = len(window.chat.messages())
+    assert shown < 60
+    assert window.chat.has_earlier()
+    added = window.chat.load_earlier()
+    assert added == 2 and len(window.chat.messages()) == shown + 2
+    assert "2025-" in window.chat.messages()[0].text()
+
+
+def test_find_highlights_a_matching_message(qtbot, make_window, home: Home) -> None:
+    _write_days(home, 3)
+    window = make_window()
+    window.open_find()
+    window.find_edit.setText("message of 2025-01-02")
+    qtbot.keyClick(window.find_edit, Qt.Key.Key_Return)
+    found = [m for m in window.chat.messages() if m.property("found")]
+    assert [m.text() for m in found] == ["message of 2025-01-02"]
+    window.find_edit.setText("nothing like this")
+    qtbot.keyClick(window.find_edit, Qt.Key.Key_Return)
+    assert window.find_status.text()
+
+
+def test_copy_puts_the_message_on_the_clipboard(qtbot, window: MainWindow) -> None:
+    from PySide6.QtGui import QGuiApplication
+
+    window.chat.messages()[0].copy_button.click()
+    assert QGuiApplication.clipboard().text() == window.chat.messages()[0].text()
+
+
+def test_window_state_file_is_json(make_window, home: Home) -> None:
+    window = make_window()
+    window.save_state()
+    data = json.loads((home.state / "window.json").read_text())
+    assert set(data) >= {"geometry", "splitter", "pane"}
+
+
+@pytest.mark.parametrize("busy", [True])
+def test_quitting_during_a_reply_cancels_it_and_logs_it(qtbot, make_window, home: Home, busy: bool) -> None:
+    backend = ScriptedBackend([" ".join(f"w{i}" for i in range(500))], delay=0.01)
+    window = make_window(backend)
+    window.send("go")
+    qtbot.waitUntil(lambda: "w3" in window.chat.messages()[-1].text())
+    window.close()
+    assert not window.controller.thread.isRunning()
+    last = _said(home)[-1]
+    assert last.role == "assistant" and last.extra.get("cancelled") is True and backend.closed
