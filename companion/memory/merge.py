@@ -11,7 +11,8 @@ from typing import Callable, Iterable
 from companion.memory import sections
 from companion.memory.daylog import DayLog, read_file
 from companion.memory.dedupe import find_duplicate
-from companion.memory.records import Record
+from companion.memory.filelock import locked
+from companion.memory.records import Record, make_id
 
 UNSECTIONED = "Imported"
 _LIST_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d+[.)])\s+\S")
@@ -126,43 +127,88 @@ class LogMerge:
     id_map: dict[str, str] = field(default_factory=dict)  # source id -> id here
 
 
+@dataclass
+class _Pending:
+    record: Record
+    moment: datetime
+    fields: dict[str, object]
+
+
 class DayLogMerger:
     """Adds records to the day logs under `days_dir`, skipping those already there (same time, role, text).
 
     Added records get a new local id (ids restart per Companion, so a foreign `2026-11-29#3` may mean
     another record here); the id they had at the source is kept in `ref`, unless they already carried
-    a `ref` from an earlier import, which stays.
+    a `ref` from an earlier import, which stays. Records are queued by `add` and written by `flush`,
+    one append (one fsync) per day file.
     """
 
     def __init__(self, days_dir: Path) -> None:
-        self.days_dir = days_dir
+        self.log = DayLog(days_dir)
         self._seen: dict[date, dict[tuple[float, str, str], str]] = {}
+        self._pending: dict[date, list[_Pending]] = {}
+        self._queued: dict[tuple[float, str, str], str] = {}  # fingerprint -> source id, until flushed
+        self._aliases: dict[str, str] = {}  # source id -> source id of an identical queued record
         self.result = LogMerge()
 
     def _known(self, day: date) -> dict[tuple[float, str, str], str]:
         if day not in self._seen:
-            records = read_file(DayLog(self.days_dir).path_for(day)).records
+            records = read_file(self.log.path_for(day)).records
             self._seen[day] = {_fingerprint(r): r.id for r in records}
         return self._seen[day]
 
-    def add(self, record: Record, extra: dict[str, object] | None = None) -> str | None:
-        """Append `record` unless present; returns its id here. `extra` adds fields (e.g. imported)."""
+    def add(self, record: Record, extra: dict[str, object] | None = None) -> None:
+        """Queue `record` unless it is present; `extra` adds fields (e.g. imported)."""
         moment = _moment(record.ts)
         known = self._known(moment.date())
         key = _fingerprint(record)
         if key in known:
             self.result.skipped += 1
             self.result.id_map[record.id] = known[key]
-            return None
+            return
+        if key in self._queued:  # the same message twice in this import
+            self.result.skipped += 1
+            self._aliases[record.id] = self._queued[key]
+            return
         fields = dict(record.extra)
         fields.setdefault("ref", record.id)
         fields.update(extra or {})
-        added = DayLog(self.days_dir, clock=lambda: moment).append(record.role, record.text, **fields)
-        known[key] = added.id
-        self.result.id_map[record.id] = added.id
-        self.result.added += 1
-        return added.id
+        self._queued[key] = record.id
+        self._pending.setdefault(moment.date(), []).append(_Pending(record, moment, fields))
 
     def add_all(self, records: Iterable[Record], extra: dict[str, object] | None = None) -> None:
         for record in records:
             self.add(record, extra)
+
+    def flush(self) -> LogMerge:
+        """Append the queued records, day by day, and return what was merged."""
+        for day in sorted(self._pending):
+            items = sorted(self._pending[day], key=lambda p: p.moment)
+            path = self.log.path_for(day)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with locked(path.with_name("." + path.name + ".lock")):  # the lock DayLog.append takes
+                seq, ends_clean = self.log._last_seq(path)
+                lines = []
+                for offset, item in enumerate(items, start=1):
+                    new = Record(
+                        id=make_id(day, seq + offset),
+                        ts=item.moment.isoformat(timespec="milliseconds"),
+                        role=item.record.role,
+                        text=item.record.text,
+                        extra=item.fields,
+                    )
+                    self.result.id_map[item.record.id] = new.id
+                    self._seen[day][_fingerprint(new)] = new.id
+                    lines.append(new.to_line())
+                payload = b"".join(lines)
+                if not ends_clean:
+                    payload = b"\n" + payload  # seal a torn last line, as DayLog.append does
+                self.log._write_all(path, payload)
+            self.result.added += len(items)
+        self._pending.clear()
+        self._queued.clear()
+        for alias, original in self._aliases.items():
+            if original in self.result.id_map:
+                self.result.id_map[alias] = self.result.id_map[original]
+        self._aliases.clear()
+        return self.result

@@ -270,7 +270,7 @@ class _Migrator:
         label = "chatgpt" if source.detail == "ChatGPT export" else "chat"
         for message in chat_messages(source, fallback):
             merger.add(message.to_record(), {"ref": message.ref, "imported": label})
-        result = merger.result
+        result = merger.flush()
         return f"{source.path} ({source.detail}): {result.added} messages added to the day logs, {result.skipped} already there."
 
 

@@ -163,6 +163,7 @@ class _Importer:
         for path in files:
             merger.add_all(read_file(path).records)
             self.step(f"days/{path.parent.name}/{path.name}")
+        merger.flush()
         self.report.records_added += merger.result.added
         self.report.records_skipped += merger.result.skipped
         return merger.result.id_map
