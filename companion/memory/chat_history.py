@@ -96,23 +96,36 @@ def messages_from_list(data: Any, label: str, fallback: datetime) -> list[Import
     return found
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _chatgpt_branch(conversation: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     """(node id, message) along the branch the user last saw, oldest first."""
-    mapping: dict[str, Any] = conversation.get("mapping") or {}
+    mapping = _dict(conversation.get("mapping"))
+
+    def node(key: Any) -> dict[str, Any] | None:
+        value = mapping.get(key) if isinstance(key, str) else None
+        return value if isinstance(value, dict) else None
+
     node_id = conversation.get("current_node")
-    if node_id not in mapping:  # no pointer: follow first children from the root
+    if node(node_id) is None:  # no pointer: follow first children from the root
         roots = [k for k, v in mapping.items() if isinstance(v, dict) and not v.get("parent")]
         node_id = roots[0] if roots else None
-        while node_id in mapping and mapping[node_id].get("children"):
-            node_id = mapping[node_id]["children"][0]
+        seen_down: set[str] = set()
+        while (current := node(node_id)) is not None and node_id not in seen_down:
+            seen_down.add(node_id)
+            children = current.get("children")
+            if not isinstance(children, list) or not children:
+                break
+            node_id = children[0]
     branch: list[tuple[str, dict[str, Any]]] = []
     seen: set[str] = set()
-    while node_id in mapping and node_id not in seen:
+    while (current := node(node_id)) is not None and node_id not in seen:
         seen.add(node_id)
-        node = mapping[node_id]
-        if isinstance(node.get("message"), dict):
-            branch.append((node_id, node["message"]))
-        node_id = node.get("parent")
+        if isinstance(current.get("message"), dict):
+            branch.append((node_id, current["message"]))
+        node_id = current.get("parent")
     branch.reverse()
     return branch
 
@@ -127,11 +140,10 @@ def messages_from_chatgpt(data: list[Any], fallback: datetime) -> list[tuple[str
         last = parse_time(conv.get("create_time")) or fallback
         found: list[ImportedMessage] = []
         for node_id, message in _chatgpt_branch(conv):
-            metadata = message.get("metadata") or {}
-            if metadata.get("is_visually_hidden_from_conversation"):
+            if _dict(message.get("metadata")).get("is_visually_hidden_from_conversation"):
                 continue
-            role = _ROLES.get(str((message.get("author") or {}).get("role", "")).lower())
-            text = _text_of((message.get("content") or {}).get("parts"))
+            role = _ROLES.get(str(_dict(message.get("author")).get("role", "")).lower())
+            text = _text_of(_dict(message.get("content")).get("parts"))
             when = parse_time(message.get("create_time")) or last
             last = when
             if role and text:
