@@ -65,18 +65,19 @@ def describe(summary: MemorySummary) -> str:
     span = ""
     if summary.first_day and summary.last_day:
         span = f" from {summary.first_day.isoformat()} to {summary.last_day.isoformat()}"
-    parts = [
-        "Long-term memory of a personal companion about one user: who the user is (profile, "
-        "instructions, preferences), facts and decisions learned in conversation, corrections, "
-        "the companion's own persona and a dated timeline",
+    holds = [
+        "who the user is (profile, instructions, preferences)",
+        "facts and decisions learned in conversation, corrections and a dated timeline",
+        "the companion's own persona",
     ]
     digest_count = sum(len(v) for v in summary.digests.values())
     if digest_count:
-        parts.append(f", with {digest_count} day/week/month/year digests")
+        holds.append(f"{digest_count} day/week/month/year digests")
     if summary.logs_included and summary.days:
-        parts.append(f" and the raw conversation logs of {len(summary.days)} days{span}")
-    elif span:
-        parts.append(f" covering{span}")
+        holds.append(f"the raw conversation logs of {len(summary.days)} days{span}")
+    parts = ["Long-term memory of a personal companion about one user: ", "; ".join(holds[:-1]), "; and ", holds[-1]]
+    if span and not (summary.logs_included and summary.days):
+        parts.append(f", covering {summary.first_day} to {summary.last_day}")
     parts.append(
         ". Load it when acting as this user's assistant, when you need their preferences, earlier "
         "decisions or history, or when asked what happened on a given date."
