@@ -10,7 +10,7 @@ from typing import Callable, Iterable
 
 from companion.memory import sections
 from companion.memory.daylog import DayLog, read_file
-from companion.memory.dedupe import find_duplicate
+from companion.memory.dedupe import find_duplicate, normalize
 from companion.memory.filelock import locked
 from companion.memory.records import Record, make_id
 
@@ -84,7 +84,7 @@ def merge_body(target: str, source: str, rewrite: Callable[[str], str] = lambda 
     known = [_comparable(line) for line in target.splitlines() if line.strip()]
     body = target
     for entry in entries(source):
-        if find_duplicate(_comparable(entry.first_line), known):
+        if not normalize(entry.first_line) or find_duplicate(_comparable(entry.first_line), known):
             count.skipped += 1
             continue
         text = rewrite(entry.text)
