@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "companion.commands.import_cmd",
     "companion.commands.migrate",
     "companion.commands.search",
+    "companion.commands.sleep",
 )
 
 

@@ -22,6 +22,7 @@ MAX_DROP_SHARE = 0.25
 CONFLICT_RETRIES = 3
 _SECTION_NAME = re.compile(r"^[\w &/'-]{2,32}$")
 _LETTERS = re.compile(r"[^\W\d_]")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _UPCOMING = re.compile(r"^\s*[-*+]\s+(?:~~)?(\d{4}-\d{2}-\d{2})\b")
 PERSONA_REQUEST = re.compile(
     r"\b(call yourself|your name (is|should be|will be)|i'?ll call you|be (more|less) \w+|(please )?be \w+er\b|"
@@ -39,6 +40,11 @@ class Context:
     today: date
     refused_sensitive: int = 0
     seen: set[str] = field(default_factory=set)
+
+
+def text_width(text: str) -> int:
+    """Length where a CJK character counts twice: "喜欢喝茶" says as much as "Likes tea"."""
+    return len(text) + len(_CJK.findall(text))
 
 
 def clean_text(text: str) -> str:
@@ -79,7 +85,7 @@ def validate(op: Op, body: str, ctx: Context) -> tuple[Op | None, str]:
     if kind:
         ctx.refused_sensitive += 1
         return None, f"looks like {kind}; secrets are never stored"
-    if not MIN_TEXT <= len(text) <= MAX_TEXT:
+    if not MIN_TEXT <= text_width(text) <= MAX_TEXT:
         return None, f"must be {MIN_TEXT}-{MAX_TEXT} characters (is {len(text)})"
     if len(_LETTERS.findall(E.ID.sub("", text))) < 3:
         return None, "not a statement"

@@ -1,0 +1,178 @@
+"""The sleep job: for every pending day, distill new records into USER/MEMORY/SOUL, roll up digests, report."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import asdict, dataclass
+from datetime import date, datetime
+from typing import Callable
+
+from companion.errors import SleepBusyError, SleepCancelledError
+from companion.llm.base import Backend
+from companion.memory.daylog import DayLog, now_local
+from companion.memory.filelock import ProcessLock
+from companion.memory.longterm import LongTermStore
+from companion.memory.records import Record
+from companion.paths import Home
+from companion.sleep import rules
+from companion.sleep.apply import Context, apply_file
+from companion.sleep.cursor import Cursor
+from companion.sleep.digests import update_digests
+from companion.sleep.distill import ModelStats, chunk_records, conversational, distill_chunk, record_budget
+from companion.sleep.ops import Op, Outcome
+from companion.sleep.report import ReportStore, SleepReport, new_report_id
+
+log = logging.getLogger(__name__)
+
+FILES = ("USER.md", "MEMORY.md", "SOUL.md")
+Progress = Callable[[str], None]
+
+
+@dataclass
+class PendingDay:
+    day: date
+    records: list[Record]  # every record of the day (citations may point at any of them)
+    new: list[Record]  # not yet distilled
+    size: int
+
+
+class SleepJob:
+    """One run at a time per home (state/sleep.lock, across processes). Cancel from any thread."""
+
+    def __init__(
+        self,
+        home: Home,
+        backend: Backend | None,
+        *,
+        clock: Callable[[], datetime] = now_local,
+        store: LongTermStore | None = None,
+        progress: Progress | None = None,
+    ) -> None:
+        self.home = home
+        self.backend = backend
+        self.clock = clock
+        self.store = store or LongTermStore(home)
+        self.daylog = DayLog(home.days, clock)
+        self.reports = ReportStore(home)
+        self.progress = progress or (lambda message: None)
+        self._cancel = threading.Event()
+
+    @property
+    def cursor_path(self):  # noqa: ANN201 - a Path
+        return self.home.state / "sleep_cursor.json"
+
+    def cancel(self) -> None:
+        self._cancel.set()
+        if self.backend is not None:
+            self.backend.cancel()
+
+    def _check(self) -> None:
+        if self._cancel.is_set():
+            raise SleepCancelledError("The sleep job was cancelled.")
+
+    # -- what is pending --------------------------------------------------------
+
+    def pending_days(self, cursor: Cursor, only: date | None = None) -> list[PendingDay]:
+        found: list[PendingDay] = []
+        for day in self.daylog.days():
+            if only is not None and day != only:
+                continue
+            path = self.daylog.path_for(day)
+            try:
+                size = path.stat().st_size
+            except FileNotFoundError:
+                continue
+            mark = cursor.mark(day)
+            if size == mark.size:
+                continue  # append-only: nothing new since the last run
+            records = self.daylog.read_day(day).records
+            new = [r for r in records if r.seq > mark.seq]
+            found.append(PendingDay(day, records, new, size))
+        return found
+
+    # -- the run ------------------------------------------------------------------
+
+    def run(self, *, day: date | None = None, dry_run: bool = False) -> SleepReport:
+        lock = ProcessLock(self.home.state / "sleep.lock")
+        if not lock.acquire():
+            pid = lock.holder_pid()
+            raise SleepBusyError(f"The sleep job is already running{f' (process {pid})' if pid else ''}; it will finish on its own.")
+        try:
+            return self._run(day, dry_run)
+        finally:
+            lock.release()
+
+    def _run(self, only: date | None, dry_run: bool) -> SleepReport:
+        started = self.clock()
+        t0 = time.perf_counter()
+        report = SleepReport(new_report_id(started), started.isoformat(timespec="seconds"), dry_run=dry_run)
+        cursor = Cursor.load(self.cursor_path)
+        stats = ModelStats()
+        distilled: set[date] = set()
+        try:
+            for pending in self.pending_days(cursor, only):
+                self._check()
+                self.progress(f"Distilling {pending.day.isoformat()} ({len(pending.new)} new records)")
+                report.outcomes.extend(self._distill_day(pending, started.date(), stats, dry_run))
+                report.records += len(pending.new)
+                if pending.new:
+                    report.days.append(pending.day.isoformat())
+                distilled.add(pending.day)
+                if not dry_run:
+                    last = max((r.seq for r in pending.records), default=0)
+                    cursor.advance(pending.day, last, pending.size)
+                    cursor.save()  # per day: a killed run resumes at the next day
+            if only is None:  # upcoming events whose date has passed move to the timeline
+                ctx = Context({}, started.date())
+                report.outcomes.extend(apply_file(self.store, "MEMORY.md", [], ctx, dry_run=dry_run))
+            self.progress("Writing digests")
+            written = update_digests(
+                self.home, self.daylog, started.date(), backend=self.backend, model_days=distilled,
+                stats=stats, dry_run=dry_run, check=self._check,
+            )
+            report.digests = [f"{w.period}/{w.key}" + ("" if w.generator == "dry-run" else f" ({w.generator})") for w in written]
+        except SleepCancelledError:
+            report.cancelled = True
+        report.stats = {**asdict(stats), "seconds_total": round(time.perf_counter() - t0, 3)}
+        report.finished = self.clock().isoformat(timespec="seconds")
+        if not dry_run:
+            self._finish(report, cursor, started)
+        return report
+
+    def _distill_day(self, pending: PendingDay, today: date, stats: ModelStats, dry_run: bool) -> list[Outcome]:
+        ctx = Context({r.id: r for r in pending.records}, today)
+        new = conversational(pending.new)
+        proposed: dict[str, list[Op]] = {name: [] for name in FILES}
+        for op in rules.extract(new):
+            proposed[op.file].append(op)
+        outcomes: list[Outcome] = []
+        if self.backend is not None and new:
+            chunks = chunk_records(new, self.backend, record_budget(self.backend))
+            for chunk in chunks:
+                for name in FILES:
+                    self._check()
+                    body = self.store.read(name).body
+                    proposed[name].extend(distill_chunk(self.backend, name, body, chunk, stats))
+        for name in FILES:
+            self._check()
+            if proposed[name]:
+                outcomes.extend(apply_file(self.store, name, proposed[name], ctx, dry_run=dry_run))
+        return outcomes
+
+    def _finish(self, report: SleepReport, cursor: Cursor, started: datetime) -> None:
+        if not report.cancelled:
+            cursor.last_run = started.isoformat(timespec="seconds")
+            cursor.save()
+        if report.applied() or report.refused() or report.digests:
+            self.reports.save(report)
+            record = self.daylog.append(
+                "event", report.summary(), sleep_report={"id": report.id, "counts": report.counts(), "digests": len(report.digests)}
+            )
+            # The report's own event is not something to distill: mark it as read.
+            cursor = Cursor.load(self.cursor_path)
+            path = self.daylog.path_for(record.day)
+            if cursor.mark(record.day).seq == record.seq - 1:
+                cursor.advance(record.day, record.seq, path.stat().st_size)
+                cursor.save()
