@@ -92,11 +92,12 @@ RULES: list[Rule] = [
 
 _PLAN_EN = re.compile(
     r"^(?:so |and |well,? |oh,? )?(?:I(?:'ve| have)(?: got)?|I(?:'m| am) (?:going to|gonna|having|meeting|seeing|flying|visiting|leaving|starting)|"
-    r"I(?:'ll| will)|I need to|I have to|I must|we(?:'re| are) (?:going to|having|meeting|visiting)|my [\w ]{2,30} is)\b",
+    r"I(?:'ll| will)|I need to|I have to|I must|we(?:'re| are) (?:going to|having|meeting|visiting)|my [\w ]{2,30} is|"
+    r"(?:I|we) (?:had|went|saw|met|visited|finished|started|passed|moved|bought|flew))\b",
     re.I,
 )
 _PLAN_LEAD = re.compile(
-    r"^(?:so |and |well,? |oh,? )?(?:I(?:'ve| have)(?: got)?|I(?:'ll| will)|I need to|I have to|I must|I(?:'m| am)|we(?:'re| are))\s+(?:an? |my |the )?",
+    r"^(?:so |and |well,? |oh,? )?(?:I(?:'ve| have)(?: got)?|I(?:'ll| will)|I need to|I have to|I must|I had(?: to)?|I(?:'m| am)|we(?:'re| are)|I|we)\s+(?:an? |my |the )?",
     re.I,
 )
 _DATE_WORDS = re.compile(r"\s*\b(?:on|this|next|at|by)\s*$", re.I)

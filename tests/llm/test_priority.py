@@ -1,0 +1,74 @@
+"""Chat first: a background generation yields to a chat request and is re-run whole afterwards."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from companion.llm.base import GenerationOptions, collect
+from companion.llm.priority import SharedBackend
+from companion.llm.scripted import ScriptedBackend
+
+LONG = " ".join(f"word{i}" for i in range(60))
+
+
+def test_chat_preempts_background_which_retries_whole() -> None:
+    inner = ScriptedBackend([LONG, "chat reply", LONG], delay=0.01)
+    shared = SharedBackend(inner, quiet_s=0.05)
+    bg, fg = shared.background(), shared.foreground()
+    result: dict[str, object] = {}
+
+    def background() -> None:
+        result["bg"] = collect(bg.stream_chat([{"role": "user", "content": "x"}], GenerationOptions(max_tokens=500)))
+        result["bg_done"] = time.monotonic()
+
+    thread = threading.Thread(target=background)
+    thread.start()
+    time.sleep(0.1)  # the background generation is under way
+    text, _, reason = collect(fg.stream_chat([{"role": "user", "content": "hi"}], GenerationOptions()))
+    chat_done = time.monotonic()
+    thread.join(timeout=10)
+    assert text == "chat reply" and reason == "stop"
+    bg_text, _, bg_reason = result["bg"]  # type: ignore[misc]
+    assert bg_text == LONG and bg_reason == "stop"  # never half an answer
+    assert shared.preemptions == 1
+    assert result["bg_done"] > chat_done  # type: ignore[operator]
+    assert len(inner.prompts) == 3
+
+
+def test_background_waits_while_chat_is_busy() -> None:
+    inner = ScriptedBackend(["first chat", "bg"], delay=0.02)
+    shared = SharedBackend(inner, quiet_s=0.2)
+    fg, bg = shared.foreground(), shared.background()
+    order: list[str] = []
+    collect(fg.stream_chat([], GenerationOptions()))
+    order.append("chat")
+    started = time.monotonic()
+    text, _, _ = collect(bg.stream_chat([], GenerationOptions()))
+    order.append("bg")
+    assert text == "bg" and order == ["chat", "bg"]
+    assert time.monotonic() - started >= 0.15  # waited for chat to be quiet
+
+
+def test_cancelled_background_stops_and_stays_cancelled() -> None:
+    inner = ScriptedBackend([LONG, LONG], delay=0.01)
+    shared = SharedBackend(inner, quiet_s=0.0)
+    bg = shared.background()
+    out: dict[str, object] = {}
+    thread = threading.Thread(target=lambda: out.update(r=collect(bg.stream_chat([], GenerationOptions(max_tokens=500)))))
+    thread.start()
+    time.sleep(0.05)
+    bg.cancel()
+    thread.join(timeout=5)
+    assert out["r"][2] == "cancelled"  # type: ignore[index]
+    assert collect(bg.stream_chat([], GenerationOptions()))[2] == "cancelled"
+    # chat still works after a background cancel
+    assert collect(shared.foreground().stream_chat([], GenerationOptions()))[0] == LONG
+
+
+def test_foreground_cancel_does_not_touch_background() -> None:
+    inner = ScriptedBackend(["a b c"])
+    shared = SharedBackend(inner, quiet_s=0.0)
+    shared.foreground().cancel()  # nothing running: must not poison the next background call
+    assert collect(shared.background().stream_chat([], GenerationOptions()))[0] == "a b c"
+    assert shared.info.name == "scripted"

@@ -1,0 +1,184 @@
+"""Every proposal is validated before it touches a file; updates keep the old entry, marked superseded."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from companion.errors import ConflictError
+from companion.memory.longterm import LongTermStore
+from companion.memory.records import Record
+from companion.paths import Home
+from companion.sleep.apply import Context, apply_file, move_past_upcoming, rewrite_refusal
+from companion.sleep.ops import Op
+
+DAY = date(2024, 5, 14)
+
+
+def _ctx(*texts: str, role: str = "user") -> Context:
+    records = {f"2024-05-13#{i}": Record(f"2024-05-13#{i}", "2024-05-13T10:00:00+01:00", role, t) for i, t in enumerate(texts, 1)}
+    return Context(records, DAY)
+
+
+def _add(text: str, file: str = "MEMORY.md", section: str = "Facts", sources: tuple[str, ...] = ("2024-05-13#1",)) -> Op:
+    return Op("add", file, section, text, list(sources), origin="model")
+
+
+@pytest.fixture
+def store(home: Home) -> LongTermStore:
+    return LongTermStore(home)
+
+
+def test_valid_add_cites_its_source_and_snapshots(store: LongTermStore) -> None:
+    out = apply_file(store, "MEMORY.md", [_add("Owns a red bicycle")], _ctx("I have a red bicycle"))
+    assert [o.status for o in out] == ["added"]
+    body = store.read("MEMORY.md").body
+    assert "- Owns a red bicycle (2024-05-13#1)" in body.split("## Facts")[1].split("##")[0]
+    assert store.history.versions("MEMORY.md")[0].actor == "sleep"
+
+
+@pytest.mark.parametrize(
+    "op, reason",
+    [
+        (_add("abc"), "5-200 characters"),
+        (_add("x" * 201), "5-200 characters"),
+        (_add("Owns a bike", sources=("2024-05-13#99",)), "cites no record"),
+        (_add("Owns a bike", sources=()), "cites no record"),
+        (_add("2024-05-13#1 2024-05-13#1"), "not a statement"),
+        (_add("Saw a friend recently"), "relative date"),
+        (Op("launch", "MEMORY.md", "Facts", "Owns a bike", ["2024-05-13#1"]), "unknown operation"),
+    ],
+)
+def test_invalid_proposals_are_refused(store: LongTermStore, op: Op, reason: str) -> None:
+    before = store.read_raw("MEMORY.md")
+    out = apply_file(store, "MEMORY.md", [op], _ctx("I have a bike"))
+    assert out[0].status == "refused" and reason in out[0].reason
+    assert store.read_raw("MEMORY.md") == before
+
+
+@pytest.mark.parametrize(
+    "secret",
+    ["Password is hunter22", "API key: sk-abcdefghijklmnop1234", "Card 4111 1111 1111 1111", "IBAN DE89 3704 0044 0532 0130 00"],
+)
+def test_secrets_are_refused_and_counted(store: LongTermStore, secret: str) -> None:
+    ctx = _ctx("something")
+    out = apply_file(store, "USER.md", [_add(secret, "USER.md", "Profile")], ctx)
+    assert out[0].status == "refused" and "never stored" in out[0].reason
+    assert ctx.refused_sensitive == 1
+    assert secret not in store.read_raw("USER.md")
+
+
+def test_relative_dates_are_made_absolute_from_the_record(store: LongTermStore) -> None:
+    out = apply_file(store, "MEMORY.md", [_add("Dentist appointment tomorrow")], _ctx("dentist tomorrow"))
+    assert out[0].op.text == "Dentist appointment on 2024-05-14"
+
+
+def test_duplicates_are_refused_also_within_one_batch(store: LongTermStore) -> None:
+    ctx = _ctx("I like tea", "I like tea a lot")
+    ops = [_add("Likes green tea", "USER.md", "Preferences"), _add("likes green tea", "USER.md", "Preferences", ("2024-05-13#2",))]
+    out = apply_file(store, "USER.md", ops, ctx)
+    assert [o.status for o in out] == ["added", "refused"]
+    again = apply_file(store, "USER.md", ops[:1], ctx)
+    assert again[0].status == "refused" and "already in USER.md" in again[0].reason
+    assert store.read("USER.md").body.count("Likes green tea") == 1
+
+
+def test_only_the_companions_words_are_not_enough(store: LongTermStore) -> None:
+    out = apply_file(store, "MEMORY.md", [_add("The user is a genius")], _ctx("You are a genius", role="assistant"))
+    assert out[0].status == "refused" and "companion's own words" in out[0].reason
+
+
+def test_soul_changes_only_on_request(store: LongTermStore) -> None:
+    asked = apply_file(store, "SOUL.md", [_add("Be more concise", "SOUL.md", "Style")], _ctx("Please be more concise"))
+    assert asked[0].status == "added"
+    unasked = apply_file(store, "SOUL.md", [_add("Be very poetic", "SOUL.md", "Style")], _ctx("I had pizza"))
+    assert unasked[0].status == "refused" and "asks" in unasked[0].reason
+
+
+def test_sections_existing_sensible_or_fallback(store: LongTermStore) -> None:
+    ctx = _ctx("I like chess and cats and tea")
+    ops = [_add("Plays chess", section="topics & interests"), _add("Has two cats", section="Pets"), _add("Drinks tea", section="### !!")]
+    out = apply_file(store, "MEMORY.md", ops, ctx)
+    assert [o.op.section for o in out] == ["Topics & Interests", "Pets", "Facts"]
+    assert "## Pets\n- Has two cats" in store.read("MEMORY.md").body
+
+
+def test_update_keeps_the_old_entry_marked_superseded(store: LongTermStore) -> None:
+    ctx = _ctx("I live in Paris", "I moved to Berlin")
+    apply_file(store, "USER.md", [_add("Lives in Paris", "USER.md", "Profile")], ctx)
+    update = Op("update", "USER.md", "Profile", "Lives in Berlin", ["2024-05-13#2"], old="Lives in")
+    out = apply_file(store, "USER.md", [update], ctx)
+    assert out[0].status == "updated"
+    body = store.read("USER.md").body
+    assert "- ~~Lives in Paris~~ (2024-05-13#1) — superseded 2024-05-14\n- Lives in Berlin (2024-05-13#2)" in body
+    # moving back is not a duplicate of a superseded entry
+    back = Op("update", "USER.md", "Profile", "Lives in Paris", ["2024-05-13#1"], old="Lives in")
+    assert apply_file(store, "USER.md", [back], ctx)[0].status == "updated"
+
+
+def test_update_without_a_match_is_an_add_and_supersede_needs_one(store: LongTermStore) -> None:
+    ctx = _ctx("I live in Rome")
+    update = Op("update", "USER.md", "Profile", "Lives in Rome", ["2024-05-13#1"], old="Lives in")
+    supersede = Op("supersede", "USER.md", "Profile", "Not a vegetarian anymore", ["2024-05-13#1"], old="Vegetarian")
+    out = apply_file(store, "USER.md", [update, supersede], ctx)
+    assert [o.status for o in out] == ["added", "refused"]
+
+
+def test_supersede_marks_every_match(store: LongTermStore) -> None:
+    ctx = _ctx("I am vegetarian", "I eat meat again")
+    apply_file(store, "USER.md", [_add("Vegetarian", "USER.md", "Preferences")], ctx)
+    op = Op("supersede", "USER.md", "Preferences", "Eats meat again", ["2024-05-13#2"], old="Vegetarian")
+    out = apply_file(store, "USER.md", [op], ctx)
+    assert out[0].status == "superseded" and "~~Vegetarian~~" in store.read("USER.md").body
+
+
+def test_rewrite_dropping_over_a_quarter_is_refused(store: LongTermStore) -> None:
+    texts = [f"Fact number {n} about the user" for n in range(8)]
+    ctx = _ctx(*texts, "These are all wrong")
+    apply_file(store, "MEMORY.md", [_add(t, sources=(f"2024-05-13#{i}",)) for i, t in enumerate(texts, 1)], ctx)
+    before = store.read_raw("MEMORY.md")
+    sweeping = Op("supersede", "MEMORY.md", "Corrections", "Earlier facts were wrong", ["2024-05-13#9"], old="Fact number")
+    out = apply_file(store, "MEMORY.md", [sweeping], ctx)
+    assert out[0].status == "refused" and "more than a quarter" in out[0].reason
+    assert store.read_raw("MEMORY.md") == before
+
+
+def test_rewrite_guard_counts() -> None:
+    old = "## A\n- one\n- two\n- three\n- four\n- five\n- six\n- seven\n- eight\n"
+    assert rewrite_refusal(old, old.replace("- one\n", "")) is None  # one replaced entry is fine
+    assert rewrite_refusal(old, old.replace("- one\n", "").replace("- two\n", "")) is None  # 2 of 8 = 25%
+    assert rewrite_refusal(old, "## A\n- one\n- two\n- three\n") is not None
+
+
+def test_upcoming_moves_to_timeline_once_past() -> None:
+    body = "## Timeline\n\n## Upcoming\n- 2024-05-13: Dentist (2024-05-01#1)\n- 2024-05-20: Trip (2024-05-01#2)\n"
+    new, moved = move_past_upcoming(body, DAY)
+    assert moved == ["- 2024-05-13: Dentist (2024-05-01#1)"]
+    assert new.index("Dentist") < new.index("## Upcoming") < new.index("Trip")
+
+
+def test_concurrent_edit_is_replanned_not_overwritten(store: LongTermStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    ctx = _ctx("I own a kayak")
+    real_write = store.write
+    calls = {"n": 0}
+
+    def racing_write(name: str, raw: str, expected: str | None, actor: str):  # the user saves in between
+        calls["n"] += 1
+        if calls["n"] == 1:
+            store.append("MEMORY.md", "- Typed by the user", "## Facts", actor="user")
+        return real_write(name, raw, expected, actor)
+
+    monkeypatch.setattr(store, "write", racing_write)
+    out = apply_file(store, "MEMORY.md", [_add("Owns a kayak")], ctx)
+    body = store.read("MEMORY.md").body
+    assert out[0].status == "added" and "Typed by the user" in body and "Owns a kayak" in body
+
+
+def test_keeps_failing_conflicts_surface(store: LongTermStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    def always_conflict(*args: object, **kwargs: object) -> None:
+        raise ConflictError("changed")
+
+    monkeypatch.setattr(store, "write", always_conflict)
+    with pytest.raises(ConflictError, match="next time"):
+        apply_file(store, "MEMORY.md", [_add("Owns a canoe")], _ctx("canoe"))
