@@ -166,7 +166,7 @@ def openai_server(tiny_model_path: Path) -> Iterator[str]:
     port = _free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", str(tiny_model_path), "--model_alias", "tiny",
-         "--n_ctx", "2048", "--n_threads", "2", "--host", "127.0.0.1", "--port", str(port)],
+         "--n_ctx", "2048", "--n_threads", "1", "--n_threads_batch", "1", "--host", "127.0.0.1", "--port", str(port)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     base = f"http://127.0.0.1:{port}/v1"

@@ -1,0 +1,252 @@
+"""The OpenAI-compatible backend against a real llama-cpp-python server on loopback (and scripted replies)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Iterator
+
+import pytest
+
+from companion.errors import RemoteServerError
+from companion.llm.base import Backend, GenerationOptions, collect
+from companion.llm.remote import RemoteBackend, estimate_tokens
+
+MESSAGES = [{"role": "system", "content": "You are brief."}, {"role": "user", "content": "Say hello."}]
+
+
+@pytest.fixture(scope="module")
+def remote(openai_server: str) -> Iterator[RemoteBackend]:
+    backend = RemoteBackend(openai_server, n_ctx=2048, retries=0)
+    yield backend
+    backend.close()
+
+
+@pytest.mark.model
+def test_streams_from_the_real_server(remote):
+    assert isinstance(remote, Backend)
+    assert remote.info.name == "tiny" and remote.info.n_ctx == 2048 and remote.info.device.startswith("server ")
+    chunks = list(remote.stream_chat(MESSAGES, GenerationOptions(max_tokens=12, temperature=0.0, seed=1)))
+    assert sum(1 for c in chunks if c.text) >= 2  # really streamed, not one block
+    assert "".join(c.text for c in chunks).strip()
+    assert chunks[-1].finish_reason in ("stop", "length")
+
+
+@pytest.mark.model
+def test_token_counts_are_the_servers(remote, tiny_backend):
+    text = "Companion remembers: 我喜欢喝茶 and hiking."
+    assert remote.count_tokens(text) == tiny_backend.count_tokens(text)
+    assert remote.count_tokens("") == 0
+
+
+@pytest.mark.model
+def test_cancel_stops_the_stream_and_the_next_request_works(remote):
+    produced: list[str] = []
+    started = time.perf_counter()
+    reason = None
+    for chunk in remote.stream_chat(MESSAGES[1:] + [{"role": "user", "content": "Tell a very long story."}],
+                                    GenerationOptions(max_tokens=1500, temperature=0.9)):
+        if chunk.text:
+            produced.append(chunk.text)
+            if len(produced) == 3:
+                threading.Thread(target=remote.cancel).start()
+        reason = chunk.finish_reason or reason
+    assert reason == "cancelled"
+    assert len(produced) <= 8
+    assert time.perf_counter() - started < 20
+    text, _, finish = collect(remote.stream_chat(MESSAGES, GenerationOptions(max_tokens=4, temperature=0.0)))
+    assert text and finish in ("stop", "length")
+
+
+@pytest.mark.model
+def test_json_schema_is_enforced_by_the_server(remote):
+    schema = {"type": "object", "properties": {"facts": {"type": "array", "maxItems": 2, "items": {"type": "string", "maxLength": 40}}}, "required": ["facts"]}
+    text, _, _ = collect(remote.stream_chat(
+        [{"role": "user", "content": "List facts: I live in Graz and like tea."}],
+        GenerationOptions(max_tokens=80, temperature=0.0, json_schema=schema),
+    ))
+    assert isinstance(json.loads(text)["facts"], list)
+
+
+@pytest.mark.model
+def test_agent_turn_over_the_server_writes_the_local_log(home, openai_server):
+    from companion.agent.turn import Agent
+    from companion.memory.daylog import DayLog
+    from companion.settings import Settings
+
+    settings = Settings()
+    settings.model.max_reply_tokens = 32
+    backend = RemoteBackend(openai_server, n_ctx=2048, retries=0)
+    agent = Agent(home, backend, settings)
+    kinds = [event.kind for event in agent.run_turn("Hello there, I am Mia.")]
+    assert "done" in kinds and "error" not in kinds
+    records = DayLog(home.days).tail(10)
+    roles = [r.role for r in records]
+    assert "user" in roles and "assistant" in roles
+
+
+def test_unknown_model_name_lists_what_the_server_has(fake_server):
+    fake_server.models = ["qwen2.5-7b", "llama3"]
+    with pytest.raises(RemoteServerError, match="no model 'mistral'.*qwen2.5-7b, llama3"):
+        RemoteBackend(fake_server.url, "mistral", retries=0)
+
+
+def test_server_down_is_a_clear_error_after_retries():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    started = time.perf_counter()
+    with pytest.raises(RemoteServerError, match="nothing is listening"):
+        RemoteBackend(f"http://127.0.0.1:{port}/v1", retries=1)
+    assert 0.4 < time.perf_counter() - started < 5  # one retry with a short back-off
+
+
+def test_bad_address_and_rejected_key(fake_server):
+    with pytest.raises(RemoteServerError, match="not a server address"):
+        RemoteBackend("localhost:8080")
+    fake_server.status = 401
+    with pytest.raises(RemoteServerError, match="refused the API key"):
+        RemoteBackend(fake_server.url, api_key="wrong", retries=0)
+    assert fake_server.auth == ["Bearer wrong"]
+
+
+def test_base_url_without_v1_gets_it(fake_server):
+    backend = RemoteBackend(fake_server.url.removesuffix("/v1"), retries=0)
+    assert backend.base_url.endswith("/v1") and backend.model == "m"
+
+
+def test_structured_tool_call_deltas_are_assembled(fake_server):
+    fake_server.events = [
+        {"choices": [{"delta": {"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "read_memory", "arguments": ""}}]}}]},
+        {"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"arguments": '{"file": '}}]}}]},
+        {"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"arguments": '"USER.md"}'}}]}, "finish_reason": "tool_calls"}]},
+    ]
+    backend = RemoteBackend(fake_server.url, retries=0)
+    tools = [{"type": "function", "function": {"name": "read_memory", "parameters": {"type": "object"}}}]
+    text, calls, reason = collect(backend.stream_chat(MESSAGES, GenerationOptions(tools=tools)))
+    assert text == "" and reason == "tool_calls"
+    assert [(c.name, c.arguments, c.id) for c in calls] == [("read_memory", {"file": "USER.md"}, "c1")]
+    assert fake_server.bodies[-1]["tools"] == tools
+
+
+def test_tool_call_written_as_text_is_parsed_and_plain_text_streams(fake_server):
+    backend = RemoteBackend(fake_server.url, retries=0)
+    tools = [{"type": "function", "function": {"name": "read_memory", "parameters": {"type": "object"}}}]
+    fake_server.events = [_content(p) for p in ['<tool_', 'call>{"name": "read_memory", ', '"arguments": {"file": "SOUL.md"}}</tool_call>']]
+    _, calls, _ = collect(backend.stream_chat(MESSAGES, GenerationOptions(tools=tools)))
+    assert [(c.name, c.arguments) for c in calls] == [("read_memory", {"file": "SOUL.md"})]
+    fake_server.events = [_content(p) for p in ["Hi", " there", "!"]]
+    chunks = list(backend.stream_chat(MESSAGES, GenerationOptions(tools=tools)))
+    assert [c.text for c in chunks if c.text] == ["Hi", " there", "!"]  # not held back
+
+
+def test_server_rejecting_tools_is_retried_without_them(fake_server):
+    fake_server.reject_tools = True
+    fake_server.events = [_content("fine")]
+    backend = RemoteBackend(fake_server.url, retries=0)
+    tools = [{"type": "function", "function": {"name": "read_memory", "parameters": {"type": "object"}}}]
+    text, _, _ = collect(backend.stream_chat(MESSAGES, GenerationOptions(tools=tools)))
+    assert text == "fine" and backend.info.supports_tools is False
+    assert "tools" not in fake_server.bodies[-1]
+
+
+def test_server_stalling_mid_reply_times_out_clearly(fake_server):
+    fake_server.events = [_content("a")]
+    fake_server.stall = 3.0
+    backend = RemoteBackend(fake_server.url, retries=0, timeout_s=0.5)
+    with pytest.raises(RemoteServerError, match="stopped answering"):
+        collect(backend.stream_chat(MESSAGES, GenerationOptions()))
+
+
+def test_estimate_counts_cjk_per_character():
+    assert estimate_tokens("") == 0
+    assert estimate_tokens("abcdefgh") == 2
+    assert estimate_tokens("我喜欢喝茶") == 5
+
+
+# -- a scripted stand-in server ---------------------------------------------------
+
+
+def _content(text: str) -> dict[str, Any]:
+    return {"choices": [{"delta": {"content": text}, "finish_reason": None}]}
+
+
+class FakeServer:
+    def __init__(self) -> None:
+        self.url = ""
+        self.models = ["m"]
+        self.status = 200
+        self.events: list[dict[str, Any]] = [_content("ok")]
+        self.bodies: list[dict[str, Any]] = []
+        self.auth: list[str] = []
+        self.reject_tools = False
+        self.stall = 0.0
+
+
+def _fake_handler(state: FakeServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def _json(self, status: int, data: Any) -> None:
+            body = json.dumps(data).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self) -> None:
+            self.auth_seen()
+            if state.status != 200:
+                self._json(state.status, {"error": {"message": "nope"}})
+            elif self.path == "/v1/models":
+                self._json(200, {"data": [{"id": m} for m in state.models]})
+            else:
+                self._json(404, {"error": "not found"})
+
+        def auth_seen(self) -> None:
+            if self.headers.get("Authorization"):
+                state.auth.append(self.headers["Authorization"])
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            state.bodies.append(body)
+            if self.path != "/v1/chat/completions":
+                self._json(404, {"error": "not found"})
+                return
+            if state.reject_tools and "tools" in body:
+                self._json(400, {"error": {"message": "tools are not supported"}})
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            for event in state.events:
+                self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+                self.wfile.flush()
+            if state.stall:
+                time.sleep(state.stall)
+            self.wfile.write(b"data: [DONE]\n\n")
+
+    return Handler
+
+
+@pytest.fixture
+def fake_server() -> Iterator[FakeServer]:
+    state = FakeServer()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _fake_handler(state))
+    server.daemon_threads = True
+    state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield state
+    server.shutdown()
+    server.server_close()
+    thread.join(timeout=5)
