@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: run test install bench clean
+.PHONY: run test install bench clean package
 
 install: $(STAMP)
 
@@ -28,5 +28,10 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/bench_backend.py
 
+# The Linux installer: dist/companion_<version>_<arch>.deb (freezes the app with PyInstaller first).
+package: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[package]'
+	$(PY) packaging/linux/build_deb.py --python $(PY)
+
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build dist *.egg-info
