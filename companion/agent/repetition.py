@@ -1,0 +1,55 @@
+"""Stop a reply that has fallen into a loop (small models repeat lines or phrases)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+MIN_LINE = 12
+LINE_REPEATS = 3
+TAIL_WINDOW = 400
+
+
+class RepetitionGuard:
+    """Feed it the reply as it streams; `looping` turns True once a line keeps coming back
+    or the tail is one phrase repeated."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self._lines: Counter[str] = Counter()
+        self._done_upto = 0
+        self.looping = False
+
+    def feed(self, piece: str) -> bool:
+        self.text += piece
+        while "\n" in self.text[self._done_upto :]:
+            end = self.text.index("\n", self._done_upto)
+            line = " ".join(self.text[self._done_upto : end].split()).casefold()
+            self._done_upto = end + 1
+            if len(line) >= MIN_LINE:
+                self._lines[line] += 1
+                if self._lines[line] >= LINE_REPEATS:
+                    self.looping = True
+        if not self.looping and len(self.text) > 200:
+            self.looping = _tail_loops(self.text[-TAIL_WINDOW:])
+        return self.looping
+
+    def trimmed(self) -> str:
+        """The reply without the repeated lines after their first occurrence."""
+        seen: set[str] = set()
+        kept: list[str] = []
+        for line in self.text.split("\n"):
+            key = " ".join(line.split()).casefold()
+            if len(key) >= MIN_LINE and key in seen:
+                continue
+            seen.add(key)
+            kept.append(line)
+        return "\n".join(kept).strip()
+
+
+def _tail_loops(tail: str) -> bool:
+    """True when the tail is one phrase (8-100 chars) repeated at least four times."""
+    for size in range(8, 101):
+        unit = tail[-size:]
+        if unit.strip() and tail.endswith(unit * 4):
+            return True
+    return False
