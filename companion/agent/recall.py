@@ -6,6 +6,7 @@ import json
 import logging
 import re
 import threading
+import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -140,6 +141,7 @@ class Recall:
         self.ready = threading.Event()
         self.last: Packed = Packed(None)
         agent.store.subscribe(self._on_memory_change)
+        weakref.finalize(self, self.index.close)  # agents have no close(): free the connection with them
         threading.Thread(target=self._startup, name="search-index", daemon=True).start()
 
     def _startup(self) -> None:

@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterator
 
 from companion.agent import prompt as P
 from companion.agent.memory_requests import MemoryRequests
+from companion.agent.repetition import RepetitionGuard
 from companion.agent.recall import install_recall
 from companion.agent.rules import memory_request
 from companion.agent.tools import ToolExecutor, tool_message_content
@@ -35,7 +36,9 @@ HISTORY_TAIL = 400
 
 @dataclass
 class TurnEvent:
-    """What a turn reports as it goes: kind is user | memory | recall | delta | tool | done | error."""
+    """What a turn reports as it goes: kind is user | memory | recall | delta | trimmed | tool | done | error.
+
+    `trimmed` carries the whole reply after a loop was cut off; `done` always has the final text."""
 
     kind: str
     text: str = ""
@@ -113,12 +116,20 @@ class Agent:
     def memory_fit(self) -> P.MemoryFit:
         """The long-term files as they fit their share of memory.prompt_budget_tokens (cached per content)."""
         bodies = {name: self.store.read(name).body for name, _ in P.LONG_TERM_TITLES}
-        budget = self.settings.memory.prompt_budget_tokens
+        budget = self.memory_budget()
         key = (tuple(bodies.values()), budget, id(self.backend))
         if self._fit is None or self._fit_key != key:
             self._fit = P.fit_memory(bodies, budget, self.count_tokens)
             self._fit_key = key
         return self._fit
+
+    def memory_budget(self) -> int:
+        """memory.prompt_budget_tokens, but never more than a third of what the context window leaves
+        after the reply, so a small window still has room for the conversation."""
+        budget = self.settings.memory.prompt_budget_tokens
+        if self.backend is not None:
+            budget = min(budget, max(0, (self.backend.info.n_ctx - self.settings.model.max_reply_tokens) // 3))
+        return budget
 
     def count_tokens(self, text: str) -> int:
         """With the model's tokenizer when one is loaded, else a documented estimate."""
@@ -138,11 +149,15 @@ class Agent:
         window leaves after the system prompt, the final message and room for the reply."""
         assert self.backend is not None
         system = self.system_prompt()
+        # The recall share is reserved whether used or not, so the history budget (and with it the
+        # prompt prefix) does not move with the size of each turn's recalled snippets.
+        recalled = self.recall.last.tokens if final else 0
         budget = (
             self.backend.info.n_ctx
             - self.settings.model.max_reply_tokens
             - self._count(system)
-            - (self._count(final["content"]) if final else 0)
+            - self.memory_fit().recall_budget
+            - max(0, (self._count(final["content"]) if final else 0) - recalled)
             - 64
         )
         records = [r for r in self._history_records() if r.id != exclude_id]
@@ -269,6 +284,7 @@ class Agent:
         started = time.perf_counter()
         for _round in range(MAX_TOOL_ROUNDS + 1):
             filter_ = _StampFilter()
+            guard = RepetitionGuard()
             calls = []
             reason = None
             with closing(self.backend.stream_chat(messages, options)) as stream:
@@ -281,6 +297,9 @@ class Agent:
                         if shown:
                             reply += shown
                             yield TurnEvent("delta", text=shown)
+                        if guard.feed(chunk.text):
+                            reason = "repetition"
+                            break
                     calls.extend(chunk.tool_calls)
                     reason = chunk.finish_reason or reason
             rest = filter_.flush()
@@ -289,6 +308,10 @@ class Agent:
                 yield TurnEvent("delta", text=rest)
             if reason == "cancelled":
                 stats.cancelled = True
+                break
+            if reason == "repetition":  # a small model looping: keep the reply without the loop
+                reply = P.strip_stamp_echo(guard.trimmed()) if not calls else reply
+                yield TurnEvent("trimmed", text=reply)
                 break
             if not calls or _round == MAX_TOOL_ROUNDS:
                 break

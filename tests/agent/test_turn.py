@@ -61,6 +61,7 @@ def test_history_is_dropped_in_blocks_so_the_prefix_stays_stable(home, clock):
     backend = ScriptedBackend(default="a reply of several words here", n_ctx=900)
     agent = Agent(home, backend, clock=clock)
     agent.settings.model.max_reply_tokens = 100
+    agent.settings.memory.prompt_budget_tokens = 40  # this window is for the history: no room kept for recall
     agent.store.replace_section("SOUL.md", "## Identity", "- Name: Mo")
     starts = []
     for index in range(40):
@@ -219,3 +220,13 @@ def test_prefill_evaluates_the_stable_prefix(agent, scripted):
     assert prefix[0]["role"] == "system" and prefix[-1]["role"] == "assistant"
     run(agent, "next")
     assert scripted.prompts[-1][: len(prefix)] == prefix
+
+
+def test_a_looping_reply_is_cut_and_trimmed(agent, scripted, home, clock):
+    scripted.queue("Hello Ana!\n" + "I'm happy you're feeling better.\n" * 40)
+    events = run(agent, "hi")
+    done = events[-1]
+    assert done.text == "Hello Ana!\nI'm happy you're feeling better."
+    assert any(e.kind == "trimmed" for e in events)
+    assert sum(1 for e in events if e.kind == "delta") < 40
+    assert DayLog(home.days).read_day(clock().date()).records[-1].text == done.text
