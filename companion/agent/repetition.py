@@ -37,12 +37,16 @@ class RepetitionGuard:
         """The reply without the repeated lines after their first occurrence."""
         seen: set[str] = set()
         kept: list[str] = []
-        for line in self.text.split("\n"):
+        lines = self.text.split("\n")
+        for line in lines:
             key = " ".join(line.split()).casefold()
             if len(key) >= MIN_LINE and key in seen:
                 continue
             seen.add(key)
             kept.append(line)
+        partial = " ".join(lines[-1].split()).casefold()
+        if partial and kept and kept[-1] is lines[-1] and any(s != partial and s.startswith(partial) for s in seen):
+            kept.pop()  # the cut-off start of yet another repeat
         return "\n".join(kept).strip()
 
 
