@@ -102,7 +102,11 @@ class SearchIndex:
         """Run `action`; a corrupt or outdated index file is deleted, rebuilt from the memory folder, retried once."""
         with self._lock:
             try:
-                return action(self._connect())
+                fresh = self._db is None and not self.path.exists()
+                db = self._connect()
+                if fresh and action != self._sync_all:  # a missing index fills itself before first use
+                    self._sync_all(db)
+                return action(db)
             except sqlite3.DatabaseError as exc:
                 log.warning("Search index %s is unusable (%s); rebuilding it from the memory folder.", self.path, exc)
                 self._discard()
@@ -423,7 +427,7 @@ def _records_in(chunk: bytes, source: str) -> Iterator[Item]:
             continue
         try:
             record = Record.from_dict(json.loads(line.decode("utf-8")))
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, RecursionError):  # RecursionError: deeply nested JSON
             continue  # the day-log reader reports bad lines; the index just skips them
         item = record_item(record, source)
         if item is not None:

@@ -49,7 +49,7 @@ def record_item(record: Record, source: str) -> Item | None:
         source=source,
         locator=record.id,
         day=record.id.split("#", 1)[0],
-        text=record.text,
+        text=record.text.encode("utf-8", "replace").decode("utf-8"),  # a lone surrogate would fail in SQLite
         role=record.role,
         ref=ref if isinstance(ref, str) else "",
     )

@@ -22,7 +22,7 @@ _CJK_STOP = frozenset("的了是我你他她它们在有和就不也都吗呢吧
 
 def stem(word: str) -> str:
     """A deliberately light English stemmer: plural and common verb endings only."""
-    if len(word) <= 3 or not word.isascii():
+    if len(word) <= 3 or not word.isalpha():
         return word
     for suffix, keep in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ied", "y"), ("ed", ""), ("es", ""), ("s", "")):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
