@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "companion.commands.export",
     "companion.commands.import_cmd",
     "companion.commands.migrate",
+    "companion.commands.models",
     "companion.commands.search",
     "companion.commands.sleep",
 )

@@ -10,13 +10,14 @@ from typing import Any, TextIO
 
 from companion.agent.turn import Agent, TurnStats
 from companion.errors import CompanionError
-from companion.llm.loader import load_backend
+from companion.llm.loader import add_backend_arguments, load_backend, settings_from_args
 from companion.runtime import open_home
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("chat", help="chat in the terminal (the same memory as the app)")
     parser.add_argument("--model", metavar="PATH", help="GGUF file to use instead of the configured one")
+    add_backend_arguments(parser)
     parser.set_defaults(handler=run)
 
 
@@ -24,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
     with open_home(args.home) as runtime:
         out = sys.stdout
         try:
-            backend = load_backend(runtime.settings.model, args.model)
+            backend = load_backend(settings_from_args(runtime.settings.model, args), args.model, home=runtime.home)
         except CompanionError as exc:
             print(f"Cannot load the model: {exc}", file=sys.stderr)
             return 2

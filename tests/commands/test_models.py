@@ -1,0 +1,56 @@
+"""`companion models ...` end to end: real files, real settings.toml."""
+
+from __future__ import annotations
+
+import struct
+
+from companion.cli import main
+from companion.settings import load_settings
+
+
+def _gguf(path, arch="qwen2"):
+    key, value = b"general.architecture", arch.encode()
+    data = b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + struct.pack("<Q", len(key)) + key
+    data += struct.pack("<I", 8) + struct.pack("<Q", len(value)) + value
+    path.write_bytes(data)
+    return path
+
+
+def test_add_use_list_remove(tmp_path, capsys):
+    home = tmp_path / "home"
+    source = _gguf(tmp_path / "qwen-tiny.gguf")
+    assert main(["--home", str(home), "models", "add", str(source), "--use"]) == 0
+    assert (home / "models" / "qwen-tiny.gguf").exists()
+    settings = load_settings(home / "settings.toml")
+    assert settings.model.path == str(home / "models" / "qwen-tiny.gguf")
+    capsys.readouterr()
+    assert main(["--home", str(home), "models", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "(embedded)" in out and "* 2." in out and "qwen2" in out and "No chat template" in out
+    assert main(["--home", str(home), "models", "use", "embedded", "--gpu-layers", "0", "--ctx", "2048"]) == 0
+    settings = load_settings(home / "settings.toml")
+    assert (settings.model.path, settings.model.n_gpu_layers, settings.model.n_ctx) == ("", 0, 2048)
+    assert main(["--home", str(home), "models", "remove", "qwen-tiny.gguf"]) == 1  # needs --delete
+    assert "Confirm" in capsys.readouterr().err
+    assert main(["--home", str(home), "models", "remove", "qwen-tiny.gguf", "--delete"]) == 0
+    assert not (home / "models" / "qwen-tiny.gguf").exists()
+
+
+def test_bad_file_is_refused_with_the_reason(tmp_path, capsys):
+    bad = tmp_path / "page.gguf"
+    bad.write_text("<html>Not Found</html>")
+    assert main(["--home", str(tmp_path / "home"), "models", "add", str(bad)]) == 1
+    assert "not a GGUF" in capsys.readouterr().err
+
+
+def test_info_shows_machine_and_estimate(tmp_path, capsys):
+    assert main(["--home", str(tmp_path / "home"), "models", "info"]) == 0
+    out = capsys.readouterr().out
+    assert "physical cores" in out and "GPU:" in out and "RAM" in out and "It fits" in out
+
+
+def test_download_list_and_missing_file_name(tmp_path, capsys):
+    assert main(["--home", str(tmp_path / "home"), "models", "download", "--list"]) == 0
+    assert "companion models download" in capsys.readouterr().out
+    assert main(["--home", str(tmp_path / "home"), "models", "download", "someone/repo"]) == 1
+    assert "file name" in capsys.readouterr().err
