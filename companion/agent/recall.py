@@ -61,17 +61,19 @@ def best_excerpt(text: str, terms: list[str], count: Callable[[str], int], limit
         return text
     sentences = [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
     wanted = set(terms)
-    scored = sorted(range(len(sentences)), key=lambda i: (-len(wanted & set(index_terms(sentences[i]))), i))
+    matches = [len(wanted & set(index_terms(s))) for s in sentences]
+    ranked = sorted((i for i in range(len(sentences)) if matches[i]), key=lambda i: (-matches[i], i))
+    # then the sentence after (or before) each match, which often holds the answer
+    ranked += [j for i in list(ranked) for j in (i + 1, i - 1) if 0 <= j < len(sentences) and j not in ranked]
     chosen: list[int] = []
     used = 0
-    for index in scored:
+    for index in ranked or [0]:
         cost = count(sentences[index]) + 1
-        if used + cost > limit:
-            continue
-        chosen.append(index)
-        used += cost
+        if used + cost <= limit and index not in chosen:
+            chosen.append(index)
+            used += cost
     if not chosen:
-        return _clip(sentences[scored[0]] if sentences else text, limit, count)
+        return _clip(sentences[ranked[0] if ranked else 0] if sentences else text, limit, count)
     chosen.sort()
     parts = []
     for position, index in enumerate(chosen):
@@ -164,10 +166,12 @@ class Recall:
         from companion.agent.prompt import conversational
         from companion.agent.turn import HISTORY_TAIL
 
+        if self.agent.backend is not None:
+            self.agent.build_messages(None)  # settles the history window as this turn will use it
         records = conversational(self.agent.daylog.tail(HISTORY_TAIL))
         ids = [r.id for r in records]
         start = self.agent.window.start_id
-        first = ids.index(start) if start in ids else max(0, len(ids) - 2)
+        first = ids.index(start) if start in ids else len(ids)
         return frozenset(ids[first:])
 
     def hits_for(self, text: str, k: int | None = None) -> list[Hit]:

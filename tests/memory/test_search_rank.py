@@ -1,0 +1,99 @@
+"""Ranking: relevance first, recency as a tie-breaker (strong for 'lately'), diversity across days."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, timezone
+
+from companion.memory.daylog import DayLog
+from companion.memory.longterm import LongTermStore
+from companion.memory.search import RankSettings, SearchQuery, open_index, search
+from companion.memory.search.rank import is_recency_query
+
+TZ = timezone.utc
+
+
+def write_days(home, days: dict[date, list[str]]) -> None:
+    moment = {"now": datetime(2024, 1, 1, tzinfo=TZ)}
+    log = DayLog(home.days, lambda: moment["now"])
+    for day, texts in sorted(days.items()):
+        moment["now"] = datetime(day.year, day.month, day.day, 10, tzinfo=TZ)
+        for text in texts:
+            log.append("user", text)
+
+
+def test_equal_matches_prefer_the_newer_day(home):
+    write_days(home, {date(2024, 1, 5): ["I went swimming"], date(2024, 3, 5): ["I went swimming"]})
+    hits = search(open_index(home), SearchQuery("swimming", today=date(2024, 3, 10)))
+    assert [h.item.day for h in hits] == ["2024-03-05", "2024-01-05"]
+
+
+def test_blend_keeps_an_old_strong_match_above_a_new_weak_one_but_multiply_does_not(home):
+    write_days(
+        home,
+        {
+            date(2023, 6, 1): ["My passport number expires in 2031 and the passport office is in Leeds"],
+            date(2024, 3, 9): ["I mentioned the office again, nothing about documents"],
+        },
+    )
+    index = open_index(home)
+    query = SearchQuery("passport office", today=date(2024, 3, 10))
+    blended = search(index, query, RankSettings(decay="blend"))
+    assert blended[0].item.day == "2023-06-01"
+    multiplied = search(index, query, RankSettings(decay="multiply", half_life_days=30))
+    assert multiplied[0].item.day == "2024-03-09"
+
+
+def test_lately_queries_lean_on_recency(home):
+    write_days(
+        home,
+        {
+            date(2023, 1, 1): ["Reading a book about the history of tea and the tea trade"],
+            date(2024, 3, 8): ["Reading a novel now"],
+        },
+    )
+    index = open_index(home)
+    assert is_recency_query("what have I been reading lately?")
+    assert not is_recency_query("what book about tea did I read")
+    hits = search(index, SearchQuery("what have I been reading lately", today=date(2024, 3, 10)))
+    assert hits[0].item.day == "2024-03-08"
+
+
+def test_long_term_entries_never_decay(home):
+    store = LongTermStore(home)
+    store.append("MEMORY.md", "- Favourite dish: mushroom risotto (2020-01-01#1)", "## Facts")
+    write_days(home, {date(2024, 3, 9): ["We had risotto, the mushroom one was fine"]})
+    hits = search(open_index(home), SearchQuery("favourite mushroom risotto", today=date(2024, 3, 10)),
+                  RankSettings(decay="multiply", half_life_days=30))
+    assert hits[0].item.kind == "entry"
+
+
+def test_one_long_day_does_not_fill_every_slot(home):
+    write_days(
+        home,
+        {
+            date(2024, 2, 1): [f"Garden talk {i}: tomatoes and garden beds" for i in range(12)],
+            date(2024, 1, 3): ["The garden needs new beds"],
+            date(2023, 12, 3): ["Planted garlic in the garden"],
+        },
+    )
+    hits = search(open_index(home), SearchQuery("garden beds", k=5, today=date(2024, 2, 2)))
+    assert {"2024-01-03", "2023-12-03"} <= {h.item.day for h in hits}
+
+
+def test_recalled_often_is_a_small_boost(home):
+    write_days(home, {date(2024, 1, 1): ["Dentist appointment booked"], date(2024, 1, 2): ["Dentist appointment moved"]})
+    index = open_index(home)
+    first = search(index, SearchQuery("dentist", today=date(2024, 1, 2)))
+    assert first[0].item.day == "2024-01-02"
+    older = first[1].item
+    index.record_hits([older] * 5)
+    again = search(index, SearchQuery("dentist", today=date(2024, 1, 2)))
+    assert again[0].item.key == older.key
+
+
+def test_hits_carry_file_locator_date_and_score(home):
+    write_days(home, {date(2024, 1, 1): ["猫的名字叫小白"]})
+    (hit,) = search(open_index(home), SearchQuery("小白"))
+    data = hit.to_dict()
+    assert data["file"] == "days/2024-01/2024-01-01.jsonl" and data["id"] == "2024-01-01#1"
+    assert data["date"] == "2024-01-01" and data["score"] > 0
