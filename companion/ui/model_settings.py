@@ -1,0 +1,518 @@
+"""Settings > Model…: the model library, downloads, CPU/GPU settings, a model server; and the status-bar model label."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Callable
+
+from PySide6.QtCore import QThread, Signal
+from PySide6.QtGui import QAction, QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QButtonGroup,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QRadioButton,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from companion.errors import CompanionError, DownloadCancelled
+from companion.llm import hardware
+from companion.llm.apikeys import KeyStore
+from companion.llm.download import CURATED, Downloader
+from companion.llm.gguf import read_gguf
+from companion.llm.hardware import GPU_LAYERS_ALL, GPU_LAYERS_AUTO, Capabilities
+from companion.llm.library import ModelEntry, ModelLibrary
+from companion.settings import save_settings
+
+log = logging.getLogger(__name__)
+COLUMNS = ("", "Name", "Architecture", "Parameters", "Quantization", "Size", "Context", "Template", "Status")
+_KEYS = ("name", "architecture", "parameters", "quantization", "size", "context", "template", "status")
+GPU_CHOICES = (("Auto (as many layers as fit)", GPU_LAYERS_AUTO), ("CPU only", 0), ("All layers", GPU_LAYERS_ALL), ("Custom", 1))
+
+
+def install(window: Any) -> None:
+    """Settings > Model… and a permanent status-bar label saying which model runs where."""
+    action = QAction(window.tr("&Model…"), window)
+    action.setObjectName("modelSettingsAction")
+    action.triggered.connect(lambda: open_dialog(window))
+    window.menu("&Settings").addAction(action)
+    label = QLabel(window.tr("Model: loading…"))
+    label.setObjectName("modelStatusLabel")
+    window.add_status_widget(label)
+    window.backend_changed.connect(lambda backend: _show_backend(label, backend))
+    _show_backend(label, window.backend)
+    window.model_status_label = label
+
+
+def _show_backend(label: QLabel, backend: Any) -> None:
+    if backend is None:
+        label.setText(label.tr("Model: not loaded"))
+        label.setToolTip("")
+        return
+    info = backend.info
+    label.setText(label.tr("Model: {name} · {device}").format(name=info.name, device=info.device))
+    tips = [info.path] + list(info.warnings)
+    label.setToolTip("\n".join(t for t in tips if t))
+
+
+def open_dialog(window: Any, keystore: KeyStore | None = None) -> "ModelDialog":
+    dialog = ModelDialog(window, keystore)
+    dialog.open()
+    return dialog
+
+
+class Job(QThread):
+    """Runs one blocking call (copy, download) off the GUI thread and reports through signals."""
+
+    progress = Signal(object, object)  # done, total (Python ints: sizes exceed 32 bits)
+    succeeded = Signal(object)
+    failed = Signal(str)
+
+    def __init__(self, work: Callable[[Callable[[int, int], None]], Any], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._work = work
+
+    def run(self) -> None:
+        try:
+            result = self._work(lambda done, total: self.progress.emit(done, total))
+        except DownloadCancelled as exc:
+            self.failed.emit(str(exc))
+        except CompanionError as exc:
+            self.failed.emit(str(exc))
+        except Exception as exc:  # shown to the user instead of killing the thread silently
+            log.exception("model job failed")
+            self.failed.emit(f"Unexpected error: {exc}")
+        else:
+            self.succeeded.emit(result)
+
+
+class ModelDialog(QDialog):
+    """Edits a copy of the model settings; OK saves settings.toml and reloads the model."""
+
+    job_finished = Signal()
+
+    def __init__(self, window: Any, keystore: KeyStore | None = None, caps: Capabilities | None = None) -> None:
+        super().__init__(window)
+        self.window_ = window
+        self.setWindowTitle(self.tr("Model"))
+        self.resize(960, 680)
+        self.model = replace(window.settings.model, library=list(window.settings.model.library))
+        self.library = ModelLibrary(window.home, self.model)
+        self.keystore = keystore or KeyStore(window.home)
+        self.caps = caps or hardware.detect()
+        self.job: Job | None = None
+        self.downloader: Downloader | None = None
+        self.entries: list[ModelEntry] = []
+        layout = QVBoxLayout(self)
+        layout.addWidget(self._build_source())
+        layout.addWidget(self._build_library(), 1)
+        layout.addWidget(self._build_download())
+        layout.addWidget(self._build_performance())
+        layout.addWidget(self._build_server())
+        self.error_label = QLabel()
+        self.error_label.setObjectName("modelError")
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet("color: #b00020;")
+        layout.addWidget(self.error_label)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout.addWidget(self.buttons)
+        self.refresh()
+        self._sync_source()
+
+    # -- building -------------------------------------------------------------
+
+    def _build_source(self) -> QWidget:
+        box = QGroupBox(self.tr("Where the model runs"))
+        row = QHBoxLayout(box)
+        self.local_radio = QRadioButton(self.tr("On this computer (a GGUF file)"))
+        self.server_radio = QRadioButton(self.tr("On a model server (OpenAI-compatible: llama-server, Ollama, LM Studio, vLLM)"))
+        group = QButtonGroup(box)
+        group.addButton(self.local_radio)
+        group.addButton(self.server_radio)
+        (self.server_radio if self.model.backend == "openai" else self.local_radio).setChecked(True)
+        self.local_radio.toggled.connect(self._sync_source)
+        row.addWidget(self.local_radio)
+        row.addWidget(self.server_radio)
+        return box
+
+    def _build_library(self) -> QWidget:
+        self.library_box = QGroupBox(self.tr("Models on this computer"))
+        column = QVBoxLayout(self.library_box)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels([self.tr(c) for c in COLUMNS])
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.itemSelectionChanged.connect(self._update_estimate)
+        self.table.itemDoubleClicked.connect(lambda _item: self.use_selected())
+        column.addWidget(self.table)
+        buttons = QHBoxLayout()
+        self.add_button = QPushButton(self.tr("Add file…"))
+        self.add_button.clicked.connect(self._choose_file)
+        self.use_button = QPushButton(self.tr("Use selected"))
+        self.use_button.clicked.connect(self.use_selected)
+        self.remove_button = QPushButton(self.tr("Remove"))
+        self.remove_button.clicked.connect(self.remove_selected)
+        for button in (self.add_button, self.use_button, self.remove_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        column.addLayout(buttons)
+        return self.library_box
+
+    def _build_download(self) -> QWidget:
+        self.download_box = QGroupBox(self.tr("Download from Hugging Face"))
+        form = QFormLayout(self.download_box)
+        self.curated = QComboBox()
+        for model in CURATED:
+            self.curated.addItem(model.describe(), model)
+        self.curated.addItem(self.tr("Other: enter a repository and a file name"), None)
+        self.curated.currentIndexChanged.connect(self._curated_chosen)
+        form.addRow(self.tr("Model:"), self.curated)
+        self.repo_edit = QLineEdit()
+        self.repo_edit.setPlaceholderText("Qwen/Qwen2.5-1.5B-Instruct-GGUF")
+        self.file_edit = QLineEdit()
+        self.file_edit.setPlaceholderText("qwen2.5-1.5b-instruct-q4_k_m.gguf")
+        form.addRow(self.tr("Repository:"), self.repo_edit)
+        form.addRow(self.tr("File:"), self.file_edit)
+        row = QHBoxLayout()
+        self.progress = QProgressBar()
+        self.progress.setVisible(False)
+        self.download_button = QPushButton(self.tr("Download"))
+        self.download_button.clicked.connect(self.start_download)
+        self.cancel_button = QPushButton(self.tr("Stop"))
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel_job)
+        row.addWidget(self.progress, 1)
+        row.addWidget(self.download_button)
+        row.addWidget(self.cancel_button)
+        form.addRow(row)
+        self._curated_chosen(0)
+        return self.download_box
+
+    def _build_performance(self) -> QWidget:
+        self.performance_box = QGroupBox(self.tr("Performance"))
+        form = QFormLayout(self.performance_box)
+        self.gpu_label = QLabel(self.caps.describe_gpu())
+        self.gpu_label.setObjectName("gpuCapability")
+        form.addRow(self.tr("GPU:"), self.gpu_label)
+        row = QHBoxLayout()
+        self.gpu_mode = QComboBox()
+        for text, value in GPU_CHOICES:
+            self.gpu_mode.addItem(self.tr(text), value)
+        self.gpu_layers = QSpinBox()
+        self.gpu_layers.setRange(1, 999)
+        layers = self.model.n_gpu_layers
+        index = {GPU_LAYERS_AUTO: 0, 0: 1, GPU_LAYERS_ALL: 2}.get(layers, 3)
+        self.gpu_mode.setCurrentIndex(index)
+        if index == 3:
+            self.gpu_layers.setValue(layers)
+        self.gpu_mode.currentIndexChanged.connect(self._update_estimate)
+        self.gpu_layers.valueChanged.connect(self._update_estimate)
+        row.addWidget(self.gpu_mode)
+        row.addWidget(self.gpu_layers)
+        self.gpu_mode.setEnabled(self.caps.gpu_offload)
+        form.addRow(self.tr("GPU layers:"), row)
+        self.threads = QSpinBox()
+        self.threads.setRange(0, 256)
+        self.threads.setSpecialValueText(self.tr("Auto ({n} physical cores)").format(n=self.caps.physical_cores))
+        self.threads.setValue(self.model.n_threads)
+        form.addRow(self.tr("CPU threads:"), self.threads)
+        self.context = QSpinBox()
+        self.context.setRange(512, 262144)
+        self.context.setSingleStep(1024)
+        self.context.setValue(self.model.n_ctx)
+        self.context.valueChanged.connect(self._update_estimate)
+        form.addRow(self.tr("Context size (tokens):"), self.context)
+        self.estimate_label = QLabel()
+        self.estimate_label.setObjectName("memoryEstimate")
+        self.estimate_label.setWordWrap(True)
+        form.addRow(self.tr("Memory needed:"), self.estimate_label)
+        return self.performance_box
+
+    def _build_server(self) -> QWidget:
+        self.server_box = QGroupBox(self.tr("Model server"))
+        form = QFormLayout(self.server_box)
+        self.url_edit = QLineEdit(self.model.base_url)
+        self.url_edit.setPlaceholderText("http://127.0.0.1:8080/v1")
+        self.name_edit = QLineEdit(self.model.model_name)
+        self.name_edit.setPlaceholderText(self.tr("empty: the first model the server lists"))
+        self.key_edit = QLineEdit(self.keystore.get(self.model.base_url) if self.model.base_url else "")
+        self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key_edit.setPlaceholderText(self.tr("optional; kept in {where}").format(where=self.keystore.location))
+        self.timeout_spin = QSpinBox()
+        self.timeout_spin.setRange(5, 3600)
+        self.timeout_spin.setSuffix(" s")
+        self.timeout_spin.setValue(self.model.remote_timeout_s)
+        form.addRow(self.tr("Base URL:"), self.url_edit)
+        form.addRow(self.tr("Model name:"), self.name_edit)
+        form.addRow(self.tr("API key:"), self.key_edit)
+        form.addRow(self.tr("Timeout:"), self.timeout_spin)
+        note = QLabel(self.tr("Only the prompt is sent to the server; your memory stays on this computer."))
+        note.setWordWrap(True)
+        form.addRow(note)
+        return self.server_box
+
+    # -- state ------------------------------------------------------------------
+
+    def _sync_source(self) -> None:
+        local = self.local_radio.isChecked()
+        for box in (self.library_box, self.download_box, self.performance_box):
+            box.setEnabled(local)
+        self.server_box.setEnabled(not local)
+
+    def refresh(self) -> None:
+        self.entries = self.library.entries()
+        self.table.setRowCount(len(self.entries))
+        active_row = 0
+        for row, entry in enumerate(self.entries):
+            summary = entry.summary()
+            cells = ["●" if entry.active else ""] + [summary[k] for k in _KEYS]
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(entry.error or entry.warning or str(entry.path))
+                if not entry.usable:
+                    item.setForeground(QColor("#b00020"))
+                elif entry.warning and column == len(cells) - 1:
+                    item.setForeground(QColor("#a06000"))
+                self.table.setItem(row, column, item)
+            if entry.active:
+                active_row = row
+        if self.entries:
+            self.table.selectRow(active_row)
+        self._update_estimate()
+
+    def selected_entry(self) -> ModelEntry | None:
+        rows = self.table.selectionModel().selectedRows()
+        return self.entries[rows[0].row()] if rows else None
+
+    def gpu_layers_value(self) -> int:
+        value = self.gpu_mode.currentData()
+        self.gpu_layers.setEnabled(self.gpu_mode.currentIndex() == 3 and self.caps.gpu_offload)
+        return int(self.gpu_layers.value()) if self.gpu_mode.currentIndex() == 3 else int(value)
+
+    def _update_estimate(self) -> None:
+        entry = self.selected_entry()
+        layers = self.gpu_layers_value()
+        if entry is None or not entry.usable or entry.info is None:
+            self.estimate_label.setText(entry.error if entry else "")
+            return
+        meta = entry.info
+        n_ctx = min(self.context.value(), meta.context_length or self.context.value())
+        resolved = hardware.resolve_gpu_layers(layers, meta, n_ctx, self.caps)
+        need = hardware.estimate(meta, n_ctx, resolved)
+        where = self.tr("on the CPU") if not need.gpu_layers else self.tr("{n}/{total} layers on the GPU").format(
+            n=need.gpu_layers, total=need.total_layers)
+        text = self.tr("{need} with a {ctx}-token context, {where}.").format(need=need.describe(), ctx=n_ctx, where=where)
+        try:
+            hardware.check_fits(meta, n_ctx, resolved, self.caps)
+            self.estimate_label.setStyleSheet("")
+            if self.caps.ram_available is not None:
+                text += " " + self.tr("{free:.1f} GB RAM available.").format(free=self.caps.ram_available / 2**30)
+        except CompanionError as exc:
+            self.estimate_label.setStyleSheet("color: #b00020;")
+            text = str(exc)
+        self.estimate_label.setText(text)
+
+    def _set_error(self, text: str) -> None:
+        self.error_label.setText(text)
+
+    # -- library actions --------------------------------------------------------
+
+    def _choose_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Add a GGUF model"), str(Path.home()), self.tr("GGUF models (*.gguf);;All files (*)"))
+        if path:
+            self.add_file(Path(path), copy=False)
+
+    def add_file(self, path: Path, copy: bool = False) -> None:
+        """Check the file and add it (copied into models/ in the background, or used where it is)."""
+        self._set_error("")
+        try:
+            read_gguf(path)
+        except CompanionError as exc:
+            self._set_error(str(exc))
+            return
+        self._run(lambda progress: self.library.add(path, "copy" if copy else "reference", progress), self._added)
+
+    def _added(self, entry: ModelEntry) -> None:
+        self.refresh()
+        for row, candidate in enumerate(self.entries):
+            if candidate.path == entry.path:
+                self.table.selectRow(row)
+        if entry.warning:
+            self._set_error(entry.warning)
+
+    def use_selected(self) -> None:
+        entry = self.selected_entry()
+        if entry is None:
+            return
+        try:
+            self.library.set_active(entry.path)
+        except CompanionError as exc:
+            self._set_error(str(exc))
+            return
+        self._set_error(entry.warning)
+        self.local_radio.setChecked(True)
+        self.refresh()
+
+    def remove_selected(self, delete_file: bool | None = None) -> None:
+        entry = self.selected_entry()
+        if entry is None:
+            return
+        if delete_file is None and entry.source == "models":
+            from PySide6.QtWidgets import QMessageBox
+
+            answer = QMessageBox.question(self, self.tr("Delete model"), self.tr(
+                "{name} is stored in Companion's models folder. Delete the file ({size})?").format(
+                name=entry.file_name, size=entry.summary()["size"]))
+            delete_file = answer == QMessageBox.StandardButton.Yes
+            if not delete_file:
+                return
+        try:
+            self.library.remove(entry.path, delete_file=bool(delete_file))
+        except CompanionError as exc:
+            self._set_error(str(exc))
+            return
+        self.refresh()
+
+    # -- downloads --------------------------------------------------------------
+
+    def _curated_chosen(self, index: int) -> None:
+        model = self.curated.itemData(index)
+        custom = model is None
+        self.repo_edit.setReadOnly(not custom)
+        self.file_edit.setReadOnly(not custom)
+        if model is not None:
+            self.repo_edit.setText(model.repo_id)
+            self.file_edit.setText(model.filename)
+
+    def start_download(self) -> None:
+        repo, filename = self.repo_edit.text().strip(), self.file_edit.text().strip()
+        if not repo or not filename:
+            self._set_error(self.tr("Enter the repository (owner/name) and the .gguf file name."))
+            return
+        self._set_error("")
+        self.downloader = Downloader(self.window_.home.models)
+        downloader = self.downloader
+        self._run(lambda progress: downloader.download(repo, filename, progress=progress), self._downloaded)
+
+    def _downloaded(self, path: Path) -> None:
+        self.refresh()
+        for row, entry in enumerate(self.entries):
+            if entry.path == path:
+                self.table.selectRow(row)
+        self.window_.show_message(self.tr("Downloaded {name}; checksum verified.").format(name=path.name))
+
+    def cancel_job(self) -> None:
+        if self.downloader is not None:
+            self.downloader.cancel()
+
+    def _run(self, work: Callable[[Callable[[int, int], None]], Any], done: Callable[[Any], None]) -> None:
+        if self.job is not None:
+            self._set_error(self.tr("Wait for the current copy or download to finish, or stop it."))
+            return
+        self.job = Job(work, self)
+        self.job.progress.connect(self._progress)
+        self.job.succeeded.connect(done)
+        self.job.failed.connect(self._set_error)
+        self.job.finished.connect(self._job_done)
+        self.progress.setVisible(True)
+        self.progress.setRange(0, 0)
+        self.download_button.setEnabled(False)
+        self.add_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.job.start()
+
+    def _progress(self, done: int, total: int) -> None:
+        if total:
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(int(1000 * done / total))
+            self.progress.setFormat(f"{done / 2**20:.0f} / {total / 2**20:.0f} MB (%p%)")
+
+    def _job_done(self) -> None:
+        if self.job is not None:
+            self.job.wait()
+            self.job.deleteLater()
+        self.job = None
+        self.downloader = None
+        self.progress.setVisible(False)
+        self.download_button.setEnabled(True)
+        self.add_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        self.job_finished.emit()
+
+    def stop_jobs(self) -> None:
+        """Stop a download and wait for the thread (a copy finishes first)."""
+        self.cancel_job()
+        if self.job is not None:
+            self.job.wait()
+            self._job_done()
+
+    # -- apply ------------------------------------------------------------------
+
+    def apply(self) -> bool:
+        """Write the settings and reload the model; False (with the reason shown) if something is invalid."""
+        model = self.model
+        if self.server_radio.isChecked():
+            url = self.url_edit.text().strip()
+            if not url.startswith(("http://", "https://")):
+                self._set_error(self.tr("Enter the server's address, e.g. http://127.0.0.1:8080/v1"))
+                return False
+            model.backend, model.base_url = "openai", url
+            model.model_name = self.name_edit.text().strip()
+            model.remote_timeout_s = self.timeout_spin.value()
+            try:
+                self.keystore.set(url, self.key_edit.text().strip())
+            except CompanionError as exc:
+                self._set_error(str(exc))
+                return False
+        else:
+            model.backend = "llama"
+        model.n_gpu_layers = self.gpu_layers_value()
+        model.n_threads = self.threads.value()
+        model.n_ctx = self.context.value()
+        self.window_.settings.model = replace(model, library=list(model.library))
+        try:
+            save_settings(self.window_.home.settings_file, self.window_.settings)
+        except CompanionError as exc:
+            self._set_error(str(exc))
+            return False
+        self.window_.reload_model()
+        return True
+
+    def accept(self) -> None:
+        if self.job is not None:
+            self._set_error(self.tr("Wait for the current copy or download to finish, or stop it."))
+            return
+        if self.apply():
+            super().accept()
+
+    def reject(self) -> None:
+        self.stop_jobs()
+        super().reject()
+
+    def done(self, result: int) -> None:
+        if self.job is not None and result == QDialog.DialogCode.Rejected:
+            self.stop_jobs()
+        super().done(result)

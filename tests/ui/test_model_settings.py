@@ -1,0 +1,197 @@
+"""Settings > Model… on the real main window: library table, add/use/remove, download with progress and stop, apply."""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Iterator
+
+import pytest
+
+from companion.llm.apikeys import KeyStore
+from companion.llm.hardware import GPU_LAYERS_ALL, Capabilities, GpuDevice
+from companion.llm.scripted import ScriptedBackend
+from companion.settings import load_settings
+from companion.ui import model_settings
+from companion.ui.model_settings import ModelDialog
+
+
+def _gguf(path, arch="qwen2", payload=b""):
+    key, value = b"general.architecture", arch.encode()
+    data = b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + struct.pack("<Q", len(key)) + key
+    data += struct.pack("<I", 8) + struct.pack("<Q", len(value)) + value
+    path.write_bytes(data + payload)
+    return path
+
+
+@pytest.fixture
+def window(make_window):
+    win = make_window()
+    win.reloads = []
+    win.reload_model = lambda: win.reloads.append(win.settings.model)
+    model_settings.install(win)
+    return win
+
+
+@pytest.fixture
+def dialog(window, qtbot) -> Iterator[ModelDialog]:
+    caps = Capabilities(gpu_offload=True, gpus=[GpuDevice("Test GPU", 8 * 2**30, 6 * 2**30)], physical_cores=4,
+                        ram_total=16 * 2**30, ram_available=12 * 2**30)
+    dlg = ModelDialog(window, KeyStore(window.home, use_keyring=False), caps)
+    qtbot.addWidget(dlg)
+    yield dlg
+    dlg.stop_jobs()
+
+
+def test_menu_action_and_status_label_follow_the_backend(window, qtbot):
+    actions = [a.objectName() for a in window.menu("&Settings").actions()]
+    assert "modelSettingsAction" in actions
+    backend = ScriptedBackend()
+    backend.info.device = "GPU (all 31 layers)"
+    with qtbot.waitSignal(window.backend_changed, check_params_cb=lambda b: b is backend):
+        window.use_backend(backend)
+    assert window.model_status_label.text() == "Model: scripted · GPU (all 31 layers)"
+
+
+def test_table_lists_the_embedded_model_with_metadata(dialog):
+    assert dialog.table.rowCount() == 1
+    cells = [dialog.table.item(0, c).text() for c in range(dialog.table.columnCount())]
+    assert cells[0] == "●" and cells[2:8] == ["llama", "135M", "Q4_1", "94 MB", "8192", "yes"]
+    assert "GB RAM" in dialog.estimate_label.text() and "31/31 layers on the GPU" in dialog.estimate_label.text()
+    assert "Test GPU" in dialog.gpu_label.text()
+
+
+def test_estimate_follows_gpu_layers_and_context(dialog):
+    dialog.gpu_mode.setCurrentIndex(1)  # CPU only
+    assert "on the CPU" in dialog.estimate_label.text() and "VRAM" not in dialog.estimate_label.text()
+    before = dialog.estimate_label.text()
+    dialog.context.setValue(8192)
+    assert dialog.estimate_label.text() != before
+
+
+def test_add_use_and_apply_saves_and_reloads(dialog, window, tmp_path, qtbot):
+    source = _gguf(tmp_path / "通义千问-mini.gguf")
+    with qtbot.waitSignal(dialog.job_finished, timeout=10_000):
+        dialog.add_file(source, copy=True)
+    names = [dialog.table.item(r, 1).text() for r in range(dialog.table.rowCount())]
+    assert "通义千问-mini" in names
+    assert "No chat template" in dialog.error_label.text()
+    dialog.use_selected()
+    dialog.gpu_mode.setCurrentIndex(2)
+    dialog.threads.setValue(3)
+    dialog.context.setValue(2048)
+    dialog.accept()
+    saved = load_settings(window.home.settings_file).model
+    assert saved.path == str(window.home.models / "通义千问-mini.gguf")
+    assert (saved.n_gpu_layers, saved.n_threads, saved.n_ctx, saved.backend) == (GPU_LAYERS_ALL, 3, 2048, "llama")
+    assert len(window.reloads) == 1 and window.settings.model == saved
+
+
+def test_bad_file_shows_the_reason_and_adds_nothing(dialog, tmp_path):
+    bad = tmp_path / "bad.gguf"
+    bad.write_bytes(b"")
+    dialog.add_file(bad)
+    assert "not a GGUF" in dialog.error_label.text()
+    assert dialog.table.rowCount() == 1 and dialog.job is None
+
+
+def test_cancel_keeps_settings(dialog, window, tmp_path, qtbot):
+    with qtbot.waitSignal(dialog.job_finished, timeout=10_000):
+        dialog.add_file(_gguf(tmp_path / "x.gguf"))
+    dialog.use_selected()
+    dialog.reject()
+    assert window.settings.model.path == "" and window.reloads == []
+    assert not window.home.settings_file.exists() or load_settings(window.home.settings_file).model.path == ""
+
+
+def test_server_settings_and_key_are_saved(dialog, window):
+    dialog.server_radio.setChecked(True)
+    assert not dialog.library_box.isEnabled() and dialog.server_box.isEnabled()
+    dialog.url_edit.setText("ftp://nowhere")
+    dialog.accept()
+    assert "server's address" in dialog.error_label.text() and window.reloads == []
+    dialog.url_edit.setText("http://192.168.1.20:11434/v1")
+    dialog.name_edit.setText("qwen2.5:14b")
+    dialog.key_edit.setText("sk-local")
+    dialog.accept()
+    saved = load_settings(window.home.settings_file).model
+    assert (saved.backend, saved.base_url, saved.model_name) == ("openai", "http://192.168.1.20:11434/v1", "qwen2.5:14b")
+    assert "sk-local" not in window.home.settings_file.read_text()
+    assert KeyStore(window.home, use_keyring=False).get("http://192.168.1.20:11434/v1") == "sk-local"
+
+
+def test_download_shows_progress_can_stop_and_resume(dialog, hub_server, qtbot, window):
+    content = _gguf(window.home.root / "src.gguf", payload=b"\1" * 3_000_000).read_bytes()
+    hub_server.content = content
+    dialog.curated.setCurrentIndex(dialog.curated.count() - 1)
+    dialog.repo_edit.setText("me/Tiny-GGUF")
+    dialog.file_edit.setText("tiny.gguf")
+    values: list[int] = []
+    dialog.download_button.click()
+    assert not dialog.progress.isHidden() and dialog.cancel_button.isEnabled()
+    qtbot.waitUntil(lambda: dialog.progress.value() > 0, timeout=10_000)
+    values.append(dialog.progress.value())
+    with qtbot.waitSignal(dialog.job_finished, timeout=10_000):
+        dialog.cancel_button.click()
+    assert "stopped" in dialog.error_label.text().lower()
+    assert not (window.home.models / "tiny.gguf").exists()
+    hub_server.delay = 0.0
+    with qtbot.waitSignal(dialog.job_finished, timeout=20_000):
+        dialog.download_button.click()
+    assert (window.home.models / "tiny.gguf").read_bytes() == content
+    assert any(r.startswith("bytes=") for r in hub_server.ranges)
+    assert "tiny" in [dialog.table.item(r, 1).text() for r in range(dialog.table.rowCount())]
+    assert values[0] < 1000
+
+
+class _HubState:
+    content = b""
+    delay = 0.02
+    ranges: list[str]
+
+
+@pytest.fixture
+def hub_server(monkeypatch) -> Iterator[_HubState]:
+    state = _HubState()
+    state.ranges = []
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def _head(self, status: int, length: int) -> None:
+            self.send_response(status)
+            self.send_header("ETag", f'"{hashlib.sha256(state.content).hexdigest()}"')
+            self.send_header("Content-Length", str(length))
+            self.end_headers()
+
+        def do_HEAD(self) -> None:
+            self._head(200, len(state.content))
+
+        def do_GET(self) -> None:
+            byte_range = self.headers.get("Range", "")
+            state.ranges.append(byte_range)
+            start = int(byte_range[6:].split("-")[0]) if byte_range else 0
+            body = state.content[start:]
+            self._head(206 if start else 200, len(body))
+            try:
+                for index in range(0, len(body), 32768):
+                    self.wfile.write(body[index:index + 32768])
+                    time.sleep(state.delay)
+            except OSError:
+                pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
+    yield state
+    server.shutdown()
+    server.server_close()
+    thread.join(timeout=5)
