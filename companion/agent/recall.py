@@ -166,11 +166,14 @@ class Recall:
         from companion.agent.prompt import conversational
         from companion.agent.turn import HISTORY_TAIL
 
+        window = self.agent.window
+        before = window.start_id
         if self.agent.backend is not None:
-            self.agent.build_messages(None)  # settles the history window as this turn will use it
+            self.agent.build_messages(None)  # where the history window would start for this turn
+        start = window.start_id
+        window.start_id = before  # the turn itself decides; this was only a look
         records = conversational(self.agent.daylog.tail(HISTORY_TAIL))
         ids = [r.id for r in records]
-        start = self.agent.window.start_id
         first = ids.index(start) if start in ids else len(ids)
         return frozenset(ids[first:])
 
