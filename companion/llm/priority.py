@@ -31,14 +31,16 @@ class SharedBackend:
         self._busy_is_background = False
         self._foreground_waiting = 0
         self._last_foreground = float("-inf")
+        self._closed = False
         self.preemptions = 0
 
     @property
     def info(self) -> ModelInfo:
         return self.inner.info
 
-    def foreground(self) -> "ForegroundView":
-        return ForegroundView(self)
+    def foreground(self, *, owner: bool = False) -> "ForegroundView":
+        """Chat's view. With owner=True, closing the view closes the model (for code that closes what it holds)."""
+        return ForegroundView(self, owner=owner)
 
     def background(self) -> "BackgroundView":
         return BackgroundView(self)
@@ -70,7 +72,7 @@ class SharedBackend:
         """Wait until chat is idle (and has been for quiet_s); False if cancelled meanwhile."""
         with self._cond:
             while True:
-                if cancelled.is_set():
+                if cancelled.is_set() or self._closed:
                     return False
                 quiet_left = self._last_foreground + self.quiet_s - time.monotonic()
                 if not self._busy and not self._foreground_waiting and quiet_left <= 0:
@@ -84,14 +86,34 @@ class SharedBackend:
             return self._foreground_waiting > 0
 
     def close(self) -> None:
+        """Stop background work, then close the model once it is free."""
+        with self._cond:
+            if self._closed:
+                return
+            self._closed = True
+            if self._busy and self._busy_is_background:
+                self.inner.cancel()
+            self._foreground_waiting += 1
+            try:
+                while self._busy:
+                    self._cond.wait(timeout=0.5)
+            finally:
+                self._foreground_waiting -= 1
+            self._busy = True  # nobody uses it again
+            self._cond.notify_all()
         self.inner.close()
 
 
 class ForegroundView:
     """The Backend that chat uses: waits only for a background call to stop, never queues behind it."""
 
-    def __init__(self, shared: SharedBackend) -> None:
+    def __init__(self, shared: SharedBackend, *, owner: bool = False) -> None:
         self._shared = shared
+        self._owner = owner
+
+    @property
+    def shared(self) -> SharedBackend:
+        return self._shared
 
     @property
     def info(self) -> ModelInfo:
@@ -121,7 +143,8 @@ class ForegroundView:
             self._shared._leave(foreground=True)
 
     def close(self) -> None:
-        """Views do not own the model; close the SharedBackend instead."""
+        if self._owner:
+            self._shared.close()
 
 
 class BackgroundView:
@@ -151,7 +174,7 @@ class BackgroundView:
             if chunks is not None:
                 yield from chunks
                 return
-            if self._cancelled.is_set():
+            if self._cancelled.is_set() or self._shared._closed:
                 yield Chunk(finish_reason="cancelled")
                 return
             self._shared.preemptions += 1  # chat interrupted us: wait for quiet, then start over

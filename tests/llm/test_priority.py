@@ -72,3 +72,18 @@ def test_foreground_cancel_does_not_touch_background() -> None:
     shared.foreground().cancel()  # nothing running: must not poison the next background call
     assert collect(shared.background().stream_chat([], GenerationOptions()))[0] == "a b c"
     assert shared.info.name == "scripted"
+
+
+def test_owner_view_closes_the_model_and_stops_background() -> None:
+    inner = ScriptedBackend([LONG], delay=0.01)
+    shared = SharedBackend(inner, quiet_s=0.0)
+    bg = shared.background()
+    out: dict[str, object] = {}
+    thread = threading.Thread(target=lambda: out.update(r=collect(bg.stream_chat([], GenerationOptions(max_tokens=500)))))
+    thread.start()
+    time.sleep(0.05)
+    shared.foreground().close()  # a plain view does not own the model
+    assert not inner.closed
+    shared.foreground(owner=True).close()
+    thread.join(timeout=5)
+    assert inner.closed and not thread.is_alive()
