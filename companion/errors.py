@@ -146,3 +146,7 @@ class DownloadError(ModelError):
 
 class DownloadCancelled(DownloadError):
     """The user stopped a download; the partial file is kept so it can resume."""
+
+
+class DatasetError(CompanionError):
+    """A memory-quality dataset file is missing or malformed."""
