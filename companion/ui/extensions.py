@@ -13,6 +13,7 @@ log = logging.getLogger(__name__)
 # add_status_widget()). Add one line per feature module.
 EXTENSION_MODULES: tuple[str, ...] = (
     "companion.ui.portability",
+    "companion.ui.sleep_glue",
     "companion.ui.model_settings",
 )
 

@@ -1,0 +1,299 @@
+"""Sleep in the app: nightly schedule (APScheduler), missed-night catch-up, "Sleep now", the morning report with undo."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from datetime import datetime
+from typing import Any
+
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.cron import CronTrigger
+from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from companion.errors import CompanionError
+from companion.llm.priority import ForegroundView, SharedBackend
+from companion.memory.daylog import now_local
+from companion.sleep.cursor import Cursor
+from companion.sleep.job import SleepJob
+from companion.sleep.report import APPLIED, ReportStore, SleepReport, undo_entry, undo_run
+from companion.sleep.schedule import is_due, parse_time
+
+log = logging.getLogger(__name__)
+
+CATCH_UP_DELAY_MS = 60_000  # let the app open and the model load before a missed night runs
+_MISFIRE_GRACE_S = 3600
+
+
+class SleepController(QObject):
+    """Owns the schedule and the worker thread; every widget change happens on the GUI thread via signals."""
+
+    due = Signal()  # emitted from the scheduler thread
+    started = Signal()
+    progress = Signal(str)
+    finished = Signal(object)  # SleepReport
+    failed = Signal(str)
+
+    def __init__(self, window: Any, *, clock: Any = now_local, catch_up_delay_ms: int = CATCH_UP_DELAY_MS) -> None:
+        super().__init__(window)
+        self.window = window
+        self.clock = clock
+        self.reports = ReportStore(window.home)
+        self.shared: SharedBackend | None = None
+        self._job: SleepJob | None = None
+        self._thread: threading.Thread | None = None
+        self.scheduler: BackgroundScheduler | None = None
+        self.due.connect(self.run_now, Qt.ConnectionType.QueuedConnection)
+        self.finished.connect(self._on_finished)
+        self.failed.connect(self._on_failed)
+        self.progress.connect(lambda text: self.status.setText(f"💤 {text}"))
+        self._build_ui()
+        window.backend_changed.connect(self._backend_changed)
+        if window.backend is not None:
+            self._backend_changed(window.backend)
+        self._start_schedule(catch_up_delay_ms)
+        window.destroyed.connect(lambda *_: self.shutdown())
+
+    # -- UI -------------------------------------------------------------------
+
+    def _build_ui(self) -> None:
+        menu = self.window.menu("&Memory")
+        menu.addSeparator()
+        self.sleep_action = QAction(self.tr("Sleep now"), self)
+        self.sleep_action.setToolTip(self.tr("Distill today's conversations into long-term memory now"))
+        self.sleep_action.triggered.connect(self._toggle)
+        menu.addAction(self.sleep_action)
+        self.report_action = QAction(self.tr("What I learned last night…"), self)
+        self.report_action.triggered.connect(self.show_latest_report)
+        menu.addAction(self.report_action)
+        self.status = QLabel()
+        self.status.hide()
+        self.window.add_status_widget(self.status)
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    @Slot()
+    def _toggle(self) -> None:
+        if self.running:
+            self.cancel()
+        else:
+            self.run_now()
+
+    # -- backend sharing ----------------------------------------------------
+
+    @Slot(object)
+    def _backend_changed(self, backend: object) -> None:
+        """Route chat through the chat-first view of the one model, so sleeping never delays a reply."""
+        if backend is None or isinstance(backend, ForegroundView):
+            self.shared = None if backend is None else backend.shared
+            return
+        self.shared = SharedBackend(backend)  # type: ignore[arg-type]
+        agent = self.window.agent
+        if agent.backend is backend:
+            agent.backend = self.shared.foreground(owner=True)
+
+    # -- schedule ---------------------------------------------------------------
+
+    def _sleep_time(self) -> Any:
+        try:
+            return parse_time(self.window.settings.sleep.time)
+        except CompanionError as exc:
+            log.warning("%s Using 03:00.", exc)
+            return parse_time("03:00")
+
+    def _start_schedule(self, catch_up_delay_ms: int) -> None:
+        if not self.window.settings.sleep.enabled:
+            return
+        at = self._sleep_time()
+        self.scheduler = BackgroundScheduler(daemon=True)
+        # Grace and coalesce: a 03:00 run delayed by a busy or suspended machine still happens, once.
+        self.scheduler.add_job(self.due.emit, CronTrigger(hour=at.hour, minute=at.minute), id="sleep",
+                               misfire_grace_time=_MISFIRE_GRACE_S, coalesce=True, max_instances=1)
+        self.scheduler.start()
+        last_run = Cursor.load(self.window.home.state / "sleep_cursor.json").last_run
+        if is_due(last_run, self.clock(), at):
+            QTimer.singleShot(catch_up_delay_ms, self.run_now)  # the missed night, once
+        else:
+            QTimer.singleShot(0, self.show_pending_report)
+
+    def next_run_time(self) -> datetime | None:
+        job = self.scheduler.get_job("sleep") if self.scheduler is not None else None
+        return job.next_run_time if job is not None else None
+
+    # -- running ------------------------------------------------------------------
+
+    @Slot()
+    def run_now(self) -> None:
+        if self.running:
+            self.window.show_message(self.tr("Already sleeping; the report comes when it finishes."))
+            return
+        backend = self.shared.background() if self.shared is not None else None
+        self._job = SleepJob(self.window.home, backend, clock=self.clock, store=self.window.store, progress=self.progress.emit)
+        self._thread = threading.Thread(target=self._work, args=(self._job,), name="sleep", daemon=True)
+        self.sleep_action.setText(self.tr("Stop sleeping"))
+        self.status.setText(self.tr("💤 Sleeping…"))
+        self.status.show()
+        self.started.emit()
+        self._thread.start()
+
+    def _work(self, job: SleepJob) -> None:
+        try:
+            self.finished.emit(job.run())
+        except CompanionError as exc:
+            self.failed.emit(str(exc))
+        except Exception as exc:  # never let the worker die silently
+            log.exception("sleep job failed")
+            self.failed.emit(f"The sleep job failed unexpectedly ({exc}); it will try again next time.")
+
+    def cancel(self) -> None:
+        if self._job is not None:
+            self._job.cancel()
+
+    def wait(self, timeout: float = 30.0) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def shutdown(self) -> None:
+        self.cancel()
+        self.wait(10.0)
+        if self.scheduler is not None and self.scheduler.running:
+            self.scheduler.shutdown(wait=False)
+            self.scheduler = None
+
+    def _idle(self) -> None:
+        self.sleep_action.setText(self.tr("Sleep now"))
+        self.status.hide()
+
+    @Slot(object)
+    def _on_finished(self, report: SleepReport) -> None:
+        self._idle()
+        self.window.show_message(report.summary(), 10000)
+        if report.applied():
+            self.show_report(report)
+
+    @Slot(str)
+    def _on_failed(self, message: str) -> None:
+        self._idle()
+        self.window.show_message(message, 10000)
+
+    # -- reports ------------------------------------------------------------------
+
+    @Slot()
+    def show_pending_report(self) -> None:
+        report = self.reports.latest_unseen()
+        if report is not None:
+            self.show_report(report)
+
+    @Slot()
+    def show_latest_report(self) -> None:
+        reports = [r for r in self.reports.all() if not r.dry_run]
+        if not reports:
+            self.window.show_message(self.tr("No sleep report yet: the first one comes after tonight."))
+            return
+        self.show_report(reports[-1])
+
+    def show_report(self, report: SleepReport) -> "ReportDialog":
+        dialog = ReportDialog(report, self.window.store, self.reports, self.window)
+        self.reports.mark_seen(report)
+        dialog.show()
+        self.dialog = dialog
+        return dialog
+
+
+class ReportDialog(QDialog):
+    """What the last run changed; undo one entry or the whole run (other edits are kept)."""
+
+    def __init__(self, report: SleepReport, store: Any, reports: ReportStore, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.report = report
+        self.store = store
+        self.reports = reports
+        self.setWindowTitle(self.tr("What I learned"))
+        self.resize(620, 420)
+        layout = QVBoxLayout(self)
+        self.summary = QLabel(report.summary())
+        self.summary.setWordWrap(True)
+        layout.addWidget(self.summary)
+        self.list = QListWidget()
+        layout.addWidget(self.list, 1)
+        self.refused = QLabel()
+        self.refused.setWordWrap(True)
+        layout.addWidget(self.refused)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        self.undo_button = QPushButton(self.tr("Undo this"))
+        self.undo_all_button = QPushButton(self.tr("Undo all"))
+        buttons.addButton(self.undo_button, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.addButton(self.undo_all_button, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.rejected.connect(self.close)
+        self.undo_button.clicked.connect(self.undo_selected)
+        self.undo_all_button.clicked.connect(self.undo_all)
+        self.list.currentRowChanged.connect(lambda _row: self._update_buttons())
+        layout.addWidget(buttons)
+        self._fill()
+
+    def _fill(self) -> None:
+        self.list.clear()
+        for index, outcome in self.report.applied():
+            verb = {"added": "Added", "updated": "Updated", "superseded": "Replaced", "moved": "Moved to timeline"}[outcome.status]
+            done = self.tr(" (undone)") if index in self.report.undone else ""
+            item = QListWidgetItem(f"{outcome.op.file} · {verb}: {outcome.op.text}{done}")
+            item.setToolTip(self.tr("From ") + ", ".join(outcome.op.sources))
+            item.setData(Qt.ItemDataRole.UserRole, index)
+            self.list.addItem(item)
+        refused = self.report.refused()
+        self.refused.setText(
+            self.tr("{n} proposal(s) were refused (duplicates, secrets, unsupported claims).").format(n=len(refused))
+            if refused else ""
+        )
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        item = self.list.currentItem()
+        index = item.data(Qt.ItemDataRole.UserRole) if item is not None else None
+        undoable = index is not None and index not in self.report.undone and self.report.outcomes[index].status in APPLIED
+        self.undo_button.setEnabled(bool(undoable))
+        remaining = [i for i, _ in self.report.applied() if i not in self.report.undone]
+        self.undo_all_button.setEnabled(bool(remaining))
+
+    def _run(self, action: Any) -> None:
+        try:
+            result = action()
+        except CompanionError as exc:
+            self.summary.setText(str(exc))
+            return
+        self.reports.save(self.report)
+        messages = result if isinstance(result, list) else [result]
+        self.summary.setText("\n".join(messages) or self.report.summary())
+        row = self.list.currentRow()
+        self._fill()
+        self.list.setCurrentRow(row)
+
+    @Slot()
+    def undo_selected(self) -> None:
+        item = self.list.currentItem()
+        if item is not None:
+            index = item.data(Qt.ItemDataRole.UserRole)
+            self._run(lambda: undo_entry(self.store, self.report, index))
+
+    @Slot()
+    def undo_all(self) -> None:
+        self._run(lambda: undo_run(self.store, self.report))
+
+
+def install(window: Any) -> SleepController:
+    controller = SleepController(window)
+    window.sleep_controller = controller
+    return controller

@@ -1,0 +1,177 @@
+"""Sleep in the app: menu, catch-up of a missed night, chat-first model sharing, report with undo."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from typing import Callable, Iterator
+
+import pytest
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QLabel, QMainWindow, QMenu
+
+from companion.llm.priority import ForegroundView
+from companion.llm.scripted import ScriptedBackend
+from companion.memory.daylog import DayLog
+from companion.memory.longterm import LongTermStore
+from companion.paths import Home
+from companion.settings import Settings
+from companion.sleep.cursor import Cursor
+from companion.sleep.report import ReportStore
+from companion.ui.sleep_glue import ReportDialog, SleepController
+
+TZ = timezone(timedelta(hours=1))
+
+
+class FakeAgent:
+    def __init__(self) -> None:
+        self.backend: object | None = None
+
+
+class FakeWindow(QMainWindow):
+    """Just the part of the main window's extension API that the sleep glue uses."""
+
+    backend_changed = Signal(object)
+
+    def __init__(self, home: Home, settings: Settings) -> None:
+        super().__init__()
+        self.home = home
+        self.settings = settings
+        self.store = LongTermStore(home)
+        self.agent = FakeAgent()
+        self.messages: list[str] = []
+        self.status_widgets: list[QLabel] = []
+        self._menus: dict[str, QMenu] = {}
+
+    @property
+    def backend(self) -> object | None:
+        return self.agent.backend
+
+    def menu(self, title: str) -> QMenu:
+        return self._menus.setdefault(title, self.menuBar().addMenu(title))
+
+    def show_message(self, text: str, timeout_ms: int = 5000) -> None:
+        self.messages.append(text)
+
+    def add_status_widget(self, widget: QLabel) -> None:
+        self.status_widgets.append(widget)
+        self.statusBar().addPermanentWidget(widget)
+
+    def set_backend(self, backend: object | None) -> None:
+        self.agent.backend = backend
+        self.backend_changed.emit(backend)
+
+
+@pytest.fixture
+def log_day(home: Home) -> Callable[..., None]:
+    def write(day: int, *texts: str) -> None:
+        now = [datetime(2024, 5, day, 10, 0, tzinfo=TZ)]
+        log = DayLog(home.days, lambda: now[0])
+        for text in texts:
+            log.append("user", text)
+            now[0] += timedelta(minutes=1)
+
+    return write
+
+
+@pytest.fixture
+def make(qtbot, home: Home) -> Iterator[Callable[..., tuple[FakeWindow, SleepController]]]:  # type: ignore[no-untyped-def]
+    made: list[SleepController] = []
+
+    def build(now: datetime, settings: Settings | None = None, delay: int = 0) -> tuple[FakeWindow, SleepController]:
+        window = FakeWindow(home, settings or Settings())
+        qtbot.addWidget(window)
+        controller = SleepController(window, clock=lambda: now, catch_up_delay_ms=delay)
+        made.append(controller)
+        return window, controller
+
+    yield build
+    for controller in made:
+        controller.shutdown()
+        assert not controller.running
+
+
+def test_missed_night_runs_once_at_start(qtbot, make, log_day, home: Home) -> None:  # type: ignore[no-untyped-def]
+    log_day(13, "I'm allergic to shellfish.", "I live in Lyon.")
+    now = datetime(2024, 5, 15, 9, 0, tzinfo=TZ)  # the app was closed at 03:00
+    window, controller = make(now)
+    with qtbot.waitSignal(controller.finished, timeout=20_000) as blocker:
+        pass
+    report = blocker.args[0]
+    assert report.days == ["2024-05-13"] and len(report.applied()) == 2
+    assert "Allergic to shellfish" in window.store.read("USER.md").body
+    assert window.messages[-1].startswith("Sleep: 2 changes")
+    assert controller.dialog.isVisible()  # the morning report shows itself
+    assert Cursor.load(home.state / "sleep_cursor.json").last_run == now.isoformat(timespec="seconds")
+    next_run = controller.next_run_time()
+    assert next_run is not None and (next_run.hour, next_run.minute) == (3, 0)
+
+    _window2, again = make(now + timedelta(hours=2))  # next start the same day: nothing is due
+    qtbot.wait(200)
+    assert not again.running and again._job is None
+
+
+def test_sleep_now_from_the_memory_menu(qtbot, make, log_day) -> None:  # type: ignore[no-untyped-def]
+    now = datetime(2024, 5, 15, 2, 0, tzinfo=TZ)
+    window, controller = make(now, delay=10_000_000)
+    log_day(14, "My sister is called Lea.")
+    action = next(a for a in window.menu("&Memory").actions() if a.text() == "Sleep now")
+    with qtbot.waitSignal(controller.finished, timeout=20_000):
+        action.trigger()
+        assert action.text() == "Stop sleeping" and window.status_widgets[0].isVisibleTo(window)
+    assert action.text() == "Sleep now"
+    assert "Sister: Lea" in window.store.read("USER.md").body
+
+
+def test_chat_gets_the_foreground_view_and_sleep_the_background(qtbot, make, log_day) -> None:  # type: ignore[no-untyped-def]
+    window, controller = make(datetime(2024, 5, 15, 2, 0, tzinfo=TZ), delay=10_000_000)
+    backend = ScriptedBackend(default='{"ops": []}')
+    window.set_backend(backend)
+    assert isinstance(window.agent.backend, ForegroundView) and controller.shared is not None
+    assert controller.shared.inner is backend
+    log_day(14, "I have a cat named Tom and she is old")
+    with qtbot.waitSignal(controller.finished, timeout=20_000):
+        controller.run_now()
+    assert len(backend.prompts) >= 2  # the model path ran through the shared model
+    window.agent.backend.close()  # what the app does when it unloads the model
+    assert backend.closed
+
+
+def test_report_dialog_undo_entry_and_all(qtbot, make, log_day, home: Home) -> None:  # type: ignore[no-untyped-def]
+    log_day(13, "I'm allergic to shellfish.", "I live in Lyon.", "I prefer tea.")
+    window, controller = make(datetime(2024, 5, 15, 9, 0, tzinfo=TZ))
+    with qtbot.waitSignal(controller.finished, timeout=20_000) as blocker:
+        pass
+    dialog: ReportDialog = controller.dialog
+    assert dialog.list.count() == 3
+    dialog.list.setCurrentRow(0)
+    assert dialog.undo_button.isEnabled()
+    dialog.undo_selected()
+    assert "Allergic to shellfish" not in window.store.read("USER.md").body
+    assert "(undone)" in dialog.list.item(0).text() and not dialog.undo_button.isEnabled()
+    dialog.undo_all()
+    body = window.store.read("USER.md").body
+    assert "Lives in Lyon" not in body and "Prefers tea" not in body
+    assert not dialog.undo_all_button.isEnabled()
+    saved = ReportStore(home).load(blocker.args[0].id)
+    assert saved.seen and sorted(saved.undone) == [0, 1, 2]
+
+
+def test_disabled_schedule_does_nothing(qtbot, make, log_day) -> None:  # type: ignore[no-untyped-def]
+    log_day(13, "I'm allergic to shellfish.")
+    settings = Settings()
+    settings.sleep.enabled = False
+    _window, controller = make(datetime(2024, 5, 15, 9, 0, tzinfo=TZ), settings)
+    qtbot.wait(200)
+    assert controller.scheduler is None and not controller.running
+
+
+def test_installs_into_the_real_main_window(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    backend = ScriptedBackend()
+    window = make_window(extensions=("companion.ui.sleep_glue",))
+    assert "companion.ui.sleep_glue" in window.installed_extensions
+    with qtbot.waitSignal(window.backend_changed, check_params_cb=lambda b: b is backend):
+        window.use_backend(backend)
+    assert isinstance(window.agent.backend, ForegroundView)
+    texts = [a.text() for a in window.menu("&Memory").actions()]
+    assert "Sleep now" in texts and "What I learned last night…" in texts
+    window.sleep_controller.shutdown()
