@@ -177,13 +177,15 @@ class Recall:
         first = ids.index(start) if start in ids else len(ids)
         return frozenset(ids[first:])
 
-    def hits_for(self, text: str, k: int | None = None) -> list[Hit]:
+    def hits_for(self, text: str, k: int | None = None, *, history: bool = True) -> list[Hit]:
+        """Ranked hits for a message, leaving out what the prompt already shows (history=False: no history)."""
         if not self._wait():
             return []
         self.index.refresh()
         fit = self.agent.memory_fit()
         shown = "\n".join(fit.bodies.values())
-        query = SearchQuery(text, k=(k or self.k) * 2, today=self.agent.clock().date(), exclude=self._in_prompt())
+        exclude = self._in_prompt() if history else frozenset()
+        query = SearchQuery(text, k=(k or self.k) * 2, today=self.agent.clock().date(), exclude=exclude)
         hits = [h for h in search(self.index, query, self.settings) if not (h.item.kind == "entry" and h.item.text in shown)]
         return hits[: k or self.k]
 

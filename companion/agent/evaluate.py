@@ -1,0 +1,329 @@
+"""Memory-quality harness: ingest a dated conversation into a fresh home, ask questions, measure recall."""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+import tempfile
+import time
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import date, datetime, time as dtime, timedelta
+from pathlib import Path
+from typing import Any, Callable
+
+from companion.agent import prompt as P
+from companion.agent.recall import HEADER, pack, snippet_line
+from companion.agent.turn import Agent
+from companion.errors import DatasetError
+from companion.llm.base import Backend
+from companion.memory.daylog import DayLog
+from companion.memory.search.items import CITATION
+from companion.memory.search.rank import Hit, RankSettings
+from companion.memory.search.tokenize import query_terms
+from companion.memory.setup import ensure_home
+from companion.paths import Home
+from companion.settings import Settings
+
+_PUNCT = re.compile(r"[\W_]+", re.UNICODE)
+
+
+@dataclass
+class Question:
+    question: str
+    answer: str
+    evidence: list[str]
+    asked_on: date
+    category: str
+
+
+@dataclass
+class Dataset:
+    name: str
+    days: list[dict[str, Any]]
+    questions: list[Question]
+
+
+def load_dataset(path: Path) -> Dataset:
+    """Parse and check a dataset file; errors say which entry is wrong."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise DatasetError(f"Dataset {path} does not exist.") from exc
+    except (OSError, ValueError) as exc:
+        raise DatasetError(f"Dataset {path} is not readable JSON: {exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("days"), list) or not isinstance(data.get("questions"), list):
+        raise DatasetError(f"Dataset {path} needs 'days' and 'questions' lists.")
+    refs: set[str] = set()
+    for number, day in enumerate(data["days"], 1):
+        try:
+            date.fromisoformat(day["date"])
+            for turn in day["turns"]:
+                if turn["role"] not in ("user", "assistant") or not isinstance(turn["text"], str):
+                    raise ValueError("role must be user or assistant, text a string")
+                if "ref" in turn:
+                    refs.add(turn["ref"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise DatasetError(f"Day {number} of {path.name} is malformed ({exc}).") from exc
+    questions = []
+    for number, raw in enumerate(data["questions"], 1):
+        try:
+            evidence = list(raw.get("evidence", []))
+            unknown = [r for r in evidence if r not in refs]
+            if unknown:
+                raise ValueError(f"unknown evidence refs {unknown}")
+            questions.append(
+                Question(raw["question"], str(raw.get("answer", "")), evidence, date.fromisoformat(raw["asked_on"]),
+                         str(raw.get("category", "general")))
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise DatasetError(f"Question {number} of {path.name} is malformed ({exc}).") from exc
+    return Dataset(str(data.get("name", path.stem)), data["days"], questions)
+
+
+def normalize(text: str) -> str:
+    return " ".join(_PUNCT.sub(" ", unicodedata.normalize("NFKC", text).casefold()).split())
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2000, 1, 1).astimezone()
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def set(self, day: date, at: dtime) -> None:
+        self.now = datetime.combine(day, at).astimezone()
+
+
+def ingest(home: Home, dataset: Dataset, clock: _Clock, after_day: Callable[[date], None] | None = None) -> dict[str, str]:
+    """Write the turns as day-log records on their dates; returns dataset ref -> record id."""
+    log = DayLog(home.days, clock)
+    ids: dict[str, str] = {}
+    for day in sorted(dataset.days, key=lambda d: d["date"]):
+        when = date.fromisoformat(day["date"])
+        minute = 9 * 60
+        for turn in day["turns"]:
+            if "time" in turn:
+                hours, minutes = (int(p) for p in turn["time"].split(":"))
+                minute = max(minute, hours * 60 + minutes)
+            clock.set(when, dtime(min(minute // 60, 23), minute % 60))
+            extra = {"ref": turn["ref"]} if "ref" in turn else {}
+            record = log.append(turn["role"], turn["text"], **extra)
+            if "ref" in turn:
+                ids[turn["ref"]] = record.id
+            minute += 1
+        if after_day is not None:
+            after_day(when)
+    return ids
+
+
+@dataclass
+class Answer:
+    """What one question found in the memory part of the prompt."""
+
+    question: Question
+    present: set[str]  # record ids whose text (or an entry citing them) is in the context
+    context: str
+    tokens: int
+    seconds: float
+
+    def evidence_share(self, ids: dict[str, str]) -> float | None:
+        if not self.question.evidence:
+            return None
+        found = sum(1 for ref in self.question.evidence if ids[ref] in self.present)
+        return found / len(self.question.evidence)
+
+    def answer_hit(self) -> bool | None:
+        if not self.question.evidence or not self.question.answer.strip():
+            return None
+        return normalize(self.question.answer) in normalize(self.context)
+
+
+@dataclass
+class Report:
+    name: str
+    mode: str
+    budget: int
+    answers: list[Answer] = field(default_factory=list)
+    ids: dict[str, str] = field(default_factory=dict)
+    coverage: float | None = None
+    memory_tokens: int = 0
+
+    def summary(self, answers: list[Answer] | None = None) -> dict[str, Any]:
+        answers = self.answers if answers is None else answers
+        shares = [s for s in (a.evidence_share(self.ids) for a in answers) if s is not None]
+        hits = [h for h in (a.answer_hit() for a in answers) if h is not None]
+        latencies = sorted(a.seconds * 1000 for a in answers)
+        return {
+            "questions": len(answers),
+            "EvR": round(statistics.fmean(shares), 3) if shares else None,
+            "Full": round(sum(1 for s in shares if s == 1.0) / len(shares), 3) if shares else None,
+            "AnsHit": round(sum(hits) / len(hits), 3) if hits else None,
+            "context_tokens": round(statistics.fmean(a.tokens for a in answers), 1) if answers else 0,
+            "p50_ms": round(_percentile(latencies, 50), 2) if latencies else None,
+            "p95_ms": round(_percentile(latencies, 95), 2) if latencies else None,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        categories = sorted({a.question.category for a in self.answers})
+        return {
+            "dataset": self.name,
+            "mode": self.mode,
+            "budget": self.budget,
+            "overall": self.summary(),
+            "categories": {c: self.summary([a for a in self.answers if a.question.category == c]) for c in categories},
+            "coverage": self.coverage,
+            "memory_tokens": self.memory_tokens,
+        }
+
+
+def _percentile(sorted_values: list[float], pct: float) -> float:
+    index = min(len(sorted_values) - 1, max(0, round(pct / 100 * (len(sorted_values) - 1))))
+    return sorted_values[index]
+
+
+def _cited(text: str) -> set[str]:
+    return set(CITATION.findall(text))
+
+
+def _present(hits: list[Hit], sections: str) -> set[str]:
+    found = _cited(sections)
+    for hit in hits:
+        if hit.item.kind == "turn":
+            found.add(hit.item.locator)
+        found.update(hit.item.cites)
+        found.update(_cited(hit.item.text))
+    return found
+
+
+def ask_recall(agent: Agent, question: Question, clock: _Clock) -> Answer:
+    """The memory part of the prompt exactly as a turn would build it, with no recent history."""
+    clock.set(question.asked_on, dtime(12, 0))
+    started = time.perf_counter()
+    fit = agent.memory_fit()
+    hits = agent.recall.hits_for(question.question, history=False)
+    packed = pack(hits, fit.recall_budget, agent.count_tokens)
+    seconds = time.perf_counter() - started
+    sections = P.memory_sections(fit.bodies)
+    context = sections + ("\n\n" + packed.block if packed.block else "")
+    return Answer(question, _present(packed.hits, sections), context, fit.tokens + packed.tokens, seconds)
+
+
+def ask_baseline(agent: Agent, question: Question, clock: _Clock, budget: int) -> Answer:
+    """The floor: plain BM25 over raw turns, whole turns packed in rank order."""
+    clock.set(question.asked_on, dtime(12, 0))
+    started = time.perf_counter()
+    terms = query_terms(question.question)
+    candidates = agent.recall.index.match(dict.fromkeys(terms, 1.0), kinds=("turn",), limit=100) if terms else []
+    lines = [HEADER]
+    present: set[str] = set()
+    for candidate in candidates:
+        hit = Hit(candidate.item, candidate.relevance, candidate.relevance)
+        line = snippet_line(hit, " ".join(candidate.item.text.split()))
+        if agent.count_tokens("\n".join(lines + [line])) <= budget:
+            lines.append(line)
+            present.add(candidate.item.locator)
+    seconds = time.perf_counter() - started
+    context = "\n".join(lines)
+    return Answer(question, present, context, agent.count_tokens(context), seconds)
+
+
+def evaluate(
+    dataset: Dataset,
+    *,
+    budget: int = 1024,
+    sleep: bool = False,
+    baseline: bool = False,
+    backend: Backend | None = None,
+    rank: RankSettings | None = None,
+    progress: Callable[[str], None] = lambda message: None,
+) -> Report:
+    """Run the whole harness in a temporary home that is deleted afterwards."""
+    with tempfile.TemporaryDirectory(prefix="companion-eval-") as folder:
+        home = Home(Path(folder))
+        ensure_home(home)
+        clock = _Clock()
+        after_day = _sleeper(home, backend, clock, progress) if sleep else None
+        ids = ingest(home, dataset, clock, after_day)
+        settings = Settings()
+        settings.memory.prompt_budget_tokens = budget
+        agent = Agent(home, backend, settings, clock=clock)
+        try:
+            if rank is not None:
+                agent.recall.settings = rank
+            agent.recall.ready.wait()
+            agent.recall.index.sync()
+            mode = "baseline" if baseline else ("sleep" if sleep else "recall")
+            report = Report(dataset.name, mode, budget, ids=ids)
+            for number, question in enumerate(dataset.questions, 1):
+                if baseline:
+                    report.answers.append(ask_baseline(agent, question, clock, budget))
+                else:
+                    report.answers.append(ask_recall(agent, question, clock))
+                if number % 25 == 0:
+                    progress(f"{number}/{len(dataset.questions)} questions")
+            report.memory_tokens = _memory_tokens(home, agent)
+            if sleep:
+                report.coverage = _coverage(home, dataset, ids)
+        finally:
+            agent.recall.close()
+    return report
+
+
+def _sleeper(home: Home, backend: Backend | None, clock: _Clock, progress: Callable[[str], None]) -> Callable[[date], None]:
+    from companion.sleep.job import SleepJob  # the nightly job, as it would run after each day
+
+    def after_day(day: date) -> None:
+        clock.set(day + timedelta(days=1), dtime(3, 0))
+        SleepJob(home, backend, clock=clock).run(day=day)
+        progress(f"slept after {day}")
+
+    return after_day
+
+
+def _memory_tokens(home: Home, agent: Agent) -> int:
+    """Long-term files plus digests, in tokens."""
+    total = sum(agent.count_tokens(agent.store.read(name).body) for name, _ in P.LONG_TERM_TITLES)
+    for path in sorted(home.digests.glob("*/*.md")):
+        total += agent.count_tokens(path.read_text(encoding="utf-8"))
+    return total
+
+
+def _coverage(home: Home, dataset: Dataset, ids: dict[str, str]) -> float | None:
+    """Share of evidence refs cited by long-term entries or digests."""
+    wanted = {ids[ref] for q in dataset.questions for ref in q.evidence}
+    if not wanted:
+        return None
+    cited: set[str] = set()
+    for name, _ in P.LONG_TERM_TITLES:
+        cited |= _cited((home.memory / name).read_text(encoding="utf-8"))
+    for path in home.digests.glob("*/*.md"):
+        cited |= _cited(path.read_text(encoding="utf-8"))
+    return round(len(wanted & cited) / len(wanted), 3)
+
+
+def format_table(reports: list[Report]) -> str:
+    """A plain-text table: one row per report and category."""
+    header = f"{'dataset':<18} {'mode':<9} {'budget':>6} {'category':<14} {'n':>4} {'EvR':>6} {'Full':>6} {'AnsHit':>6} {'tokens':>7} {'p50ms':>7} {'p95ms':>7}"
+    rows = [header, "-" * len(header)]
+    for report in reports:
+        data = report.to_dict()
+        for category, summary in [("ALL", data["overall"]), *data["categories"].items()]:
+            rows.append(
+                f"{report.name[:18]:<18} {report.mode:<9} {report.budget:>6} {category[:14]:<14} {summary['questions']:>4} "
+                f"{_fmt(summary['EvR'])} {_fmt(summary['Full'])} {_fmt(summary['AnsHit'])} {summary['context_tokens']:>7} "
+                f"{_fmt(summary['p50_ms'], 7)} {_fmt(summary['p95_ms'], 7)}"
+            )
+        extra = []
+        if report.coverage is not None:
+            extra.append(f"coverage {report.coverage}")
+        extra.append(f"memory size {report.memory_tokens} tokens")
+        rows.append(f"{'':<18} {', '.join(extra)}")
+    return "\n".join(rows)
+
+
+def _fmt(value: float | None, width: int = 6) -> str:
+    return f"{'-':>{width}}" if value is None else f"{value:>{width}}"
+
