@@ -30,8 +30,7 @@ export HOME="$OUT/home"
 USER_MEMORY="$HOME/.local/share/companion/companion-memory"
 mkdir -p "$USER_MEMORY"
 printf -- '---\nname: user\n---\n## Profile\n- Likes tea 喜欢喝茶 (2026-11-29#1)\n' > "$USER_MEMORY/USER.md"
-before="$(cd "$HOME" && find . -type f -exec sha256sum {} + | sort)"
-user_data_unchanged() { [ "$before" = "$(cd "$HOME" && find . -type f -path './.local/*' -exec sha256sum {} + | sort)" ]; }
+user_files() { (cd "$HOME/.local/share/companion" && find . -type f ! -name '*.lock' -exec sha256sum {} + | sort); }
 
 dpkg -s companion >/dev/null 2>&1 && fail "companion is already installed; remove it first"
 step "installing $(basename "$DEB")"
@@ -65,7 +64,8 @@ xvfb-run -a -s "-screen 0 1280x800x24" bash -c '
   echo "$start $shown" >"$1/start-times.txt"
   sleep 3  # let the first paint and the model load settle
   import -window root "$1/window.png"
-  xdotool key --window "$wid" ctrl+q 2>/dev/null || true
+  xdotool getwindowclassname "$wid" >"$1/wm-class.txt" 2>/dev/null || true
+  xdotool windowfocus --sync "$wid" key ctrl+q 2>/dev/null || true
   for _ in $(seq 40); do kill -0 $pid 2>/dev/null || break; sleep 0.25; done
   if kill -0 $pid 2>/dev/null; then echo "ctrl+q did not quit; sending SIGTERM" >>"$1/app.log"; kill $pid; fi
   wait $pid; echo "exit status $?" >>"$1/app.log"
@@ -75,17 +75,20 @@ start_s="$(python3 -c "print(f'{$t1 - $t0:.2f}')")"
 if grep -E "Traceback|Error|QThread: Destroyed" "$OUT/app.log"; then fail "the app printed errors (see $OUT/app.log)"; fi
 
 step "reinstall keeps user data"
+grep -q "Likes tea 喜欢喝茶" "$USER_MEMORY/USER.md" || fail "the app lost what USER.md held"
+before="$(user_files)"
 installed_mib="$(du -sm /opt/companion | cut -f1)"
 apt-get install -y -qq --reinstall "$DEB" >>"$OUT/apt-install.log" 2>&1 || fail "reinstall"
-user_data_unchanged || fail "reinstalling changed the user's files"
+[ "$before" = "$(user_files)" ] || fail "reinstalling changed the user's files"
 
 step "removing"
 apt-get remove -y -qq companion >"$OUT/apt-remove.log" 2>&1 || fail "apt-get remove"
-apt-get purge -y -qq companion >>"$OUT/apt-remove.log" 2>&1 || fail "apt-get purge"
+dpkg --purge companion >>"$OUT/apt-remove.log" 2>&1 || fail "dpkg --purge"
+dpkg -s companion >/dev/null 2>&1 && fail "companion is still known to dpkg after purge"
 [ ! -e /opt/companion ] || fail "/opt/companion left behind"
 [ ! -e /usr/bin/companion ] || fail "/usr/bin/companion left behind"
 [ ! -e /usr/share/applications/companion.desktop ] || fail "desktop entry left behind"
-user_data_unchanged || fail "removing the package changed the user's files"
+[ "$before" = "$(user_files)" ] || fail "removing the package changed the user's files"
 
 deb_mb="$(du -m "$DEB" | cut -f1)"
 {
