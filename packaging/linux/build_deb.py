@@ -41,6 +41,15 @@ def freeze(python: str, workdir: Path) -> Path:
     return distpath / "companion"
 
 
+def check_version(app: Path, version: str) -> None:
+    """The frozen app reports the version from pyproject.toml (stale install metadata would not)."""
+    shown = subprocess.run([str(app / "companion"), "--version"], capture_output=True, text=True).stdout.strip()
+    if shown != f"companion {version}":
+        raise SystemExit(
+            f"The frozen app says {shown!r}, pyproject.toml says {version}: run `pip install -e .` and build again."
+        )
+
+
 def elf_files(folder: Path) -> list[Path]:
     found = []
     for path in folder.rglob("*"):
@@ -151,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     arch = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True, check=True).stdout.strip()
     workdir = ROOT / "build" / "deb"
     app = args.app or freeze(args.python, workdir)
+    check_version(app, version)
     stage = workdir / f"companion_{version}_{arch}"
     lay_out(app, stage, version, arch)
     args.out.mkdir(parents=True, exist_ok=True)
