@@ -28,9 +28,8 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/bench_backend.py
 
-# The Linux installer: dist/companion_<version>_<arch>.deb (freezes the app with PyInstaller first).
+# The Linux installer: dist/companion_<version>_<arch>.deb (freezes the app with PyInstaller, from the test extra).
 package: $(STAMP)
-	$(PY) -m pip install --quiet -e '.[package]'
 	$(PY) packaging/linux/build_deb.py --python $(PY)
 
 clean:
