@@ -28,6 +28,9 @@ FACTS = [
     ("I drive an old green Volvo estate.", "What car do I drive?", "Volvo", "single"),
     ("My grandmother taught me to bake rye bread with caraway.", "What did my grandmother teach me to bake?", "rye bread", "single"),
     ("I'm learning Portuguese on the train every morning.", "Which language am I learning?", "Portuguese", "single"),
+    ("I keep my spare house key with the neighbour, Mrs Okafor.", "Who has my spare house key?", "Okafor", "single"),
+    ("My blood pressure medicine is amlodipine, one tablet each morning.", "Which medicine do I take for blood pressure?", "amlodipine", "single"),
+    ("Sam and I got married in a small chapel in Galway.", "Where did Sam and I get married?", "Galway", "single"),
     ("我最喜欢的茶是铁观音。", "我最喜欢什么茶？", "铁观音", "chinese"),
     ("我的牙医姓王，诊所在人民路。", "我的牙医姓什么？", "王", "chinese"),
     ("我女儿在学小提琴，每周六上课。", "我女儿在学什么乐器？", "小提琴", "chinese"),
@@ -69,6 +72,18 @@ SMALL_TALK = [
     "今天天气不错。", "晚上喝了点茶。", "猫今天很乖。", "工作有点累。", "I went for a run in the park.",
     "Talked to my sister about her job.", "We walked the dog by the river.", "The car needs a wash.",
 ]
+# small talk that names the same things the questions ask about, without answering them
+TOPICS = [
+    "my sister", "the dog", "food allergies", "my favourite author", "the old cat", "my job", "Sam's birthday",
+    "the car", "my grandmother", "learning a language", "the race", "my manager", "our street", "the book I'm reading",
+    "music lessons", "the Japan trip", "the garden", "my driving licence", "the rescue shelter", "the marathon",
+    "我的茶", "牙医", "女儿的课", "家里的猫",
+]
+TOPIC_PHRASES = [
+    "Thought about {t} again today, nothing new.", "{t} came up in conversation at lunch.",
+    "Not much to report about {t}.", "I keep meaning to sort things out with {t}.", "Any ideas about {t}? Just wondering.",
+    "Remind me later about {t}, maybe.",
+]
 REPLY_OPENERS = [
     "That sounds like a lot to handle. ", "Thanks for telling me. ", "I hear you. ", "That's lovely to hear. ",
 ]
@@ -84,7 +99,7 @@ def _reply(rng: random.Random, long: bool) -> str:
 
 
 def build(name: str, start: date, days: int, chatter: tuple[int, int], long_reply_share: float, seed: int,
-          repeats: int = 1) -> dict:
+          repeats: int = 1, topical: tuple[int, int] = (0, 1)) -> dict:
     """`repeats` > 1 plants every fact again later with other wording noise (more distractors)."""
     rng = random.Random(seed)
     plan: dict[int, list[tuple[str, str | None]]] = {d: [] for d in range(days)}
@@ -125,7 +140,9 @@ def build(name: str, start: date, days: int, chatter: tuple[int, int], long_repl
     for index in range(days):
         turns = []
         minute = 8 * 60 + rng.randrange(0, 120)
-        items = [(t, None) for t in rng.sample(SMALL_TALK, rng.randint(*chatter))] + plan[index]
+        chat = rng.sample(SMALL_TALK, rng.randint(*chatter))
+        chat += [rng.choice(TOPIC_PHRASES).format(t=rng.choice(TOPICS)) for _ in range(rng.randint(*topical))]
+        items = [(t, None) for t in chat] + plan[index]
         rng.shuffle(items)
         for text, ref in items:
             turn = {"role": "user", "text": text, "time": f"{minute // 60:02d}:{minute % 60:02d}"}
@@ -147,7 +164,7 @@ def build(name: str, start: date, days: int, chatter: tuple[int, int], long_repl
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     weeks = build("recall-weeks", date(2024, 3, 1), 24, (1, 3), 0.2, seed=7)
-    long = build("recall-long", date(2023, 9, 1), 200, (2, 5), 0.5, seed=11, repeats=2)
+    long = build("recall-long", date(2023, 9, 1), 200, (2, 4), 0.5, seed=11, repeats=2, topical=(1, 3))
     for name, data in (("recall_weeks.json", weeks), ("recall_long.json", long)):
         path = OUT / name
         path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")

@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 HEADER = "Memories that may help (dated; older ones may be out of date):"
 MAX_SNIPPET_TOKENS = 90
 STARTUP_WAIT_S = 5.0
+MIN_RELEVANCE = 0.05  # of the best match: weaker matches are noise, not memories
 _TRIVIAL = re.compile(
     r"^(ok(ay)?|k|kk|thanks?( you)?( so much)?|thx|ty|cool|nice|great|good|yes|yeah|yep|no|nope|sure|fine|hi|"
     r"hello|hey|bye|good ?night|good ?morning|lol|haha+|hm+|wow|好的?|嗯+|哦+|谢谢(你)?|哈+|好吧|是的?|对|不|再见|晚安|早安?)"
@@ -139,7 +140,7 @@ class Recall:
         self.agent = agent
         self.index = index or SearchIndex(agent.home)
         self.settings = settings or RankSettings()
-        self.k = 8
+        self.k = 40  # candidates; the budget decides how many are shown
         self.ready = threading.Event()
         self.last: Packed = Packed(None)
         agent.store.subscribe(self._on_memory_change)
@@ -186,7 +187,10 @@ class Recall:
         shown = "\n".join(fit.bodies.values())
         exclude = self._in_prompt() if history else frozenset()
         query = SearchQuery(text, k=(k or self.k) * 2, today=self.agent.clock().date(), exclude=exclude)
-        hits = [h for h in search(self.index, query, self.settings) if not (h.item.kind == "entry" and h.item.text in shown)]
+        hits = [
+            h for h in search(self.index, query, self.settings)
+            if h.relevance >= MIN_RELEVANCE and not (h.item.kind == "entry" and h.item.text in shown)
+        ]
         return hits[: k or self.k]
 
     def provider(self, text: str) -> str | None:

@@ -321,7 +321,9 @@ class SearchIndex:
         terms = [t for t in weighted_terms if t]
         if not terms:
             return []
-        expression = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        expression = " OR ".join(
+            '"' + t.rstrip("*").replace('"', '""') + '"' + ("*" if t.endswith("*") else "") for t in terms
+        )
         where = ["fts MATCH ?"]
         params: list[Any] = [expression]
         kind_list = list(kinds or [])

@@ -10,7 +10,7 @@ from typing import Any, Iterable
 
 from companion.memory.search.index import Candidate, SearchIndex
 from companion.memory.search.items import Item
-from companion.memory.search.tokenize import query_terms
+from companion.memory.search.tokenize import is_cjk, query_terms
 
 # "what did I say lately": recency matters for these queries
 _RECENT = re.compile(
@@ -78,6 +78,10 @@ def expand_terms(index: SearchIndex, terms: list[str], settings: RankSettings) -
     """Query terms plus, for words the index has never seen, close spellings it has (typos)."""
     counts = index.term_counts(terms)
     expanded = list(terms)
+    # word families: 'allergy' also finds 'allergic', 'instruments' finds 'instrumental'
+    expanded.extend(
+        t[: max(5, len(t) - 3)] + "*" for t in terms if len(t) >= 6 and t.isalpha() and not is_cjk(t)
+    )
     for term, count in counts.items():
         if count == 0 and settings.typo_terms:
             expanded.extend(t for t in index.near_terms(term, settings.typo_terms) if t not in expanded)
@@ -143,7 +147,13 @@ def diversify(hits: list[Hit], k: int, penalty: float, terms: Iterable[str] = ()
     """Greedy pick; every earlier pick from the same day or file lowers an item's score."""
     chosen: list[Hit] = []
     picked: dict[str, int] = {}
-    pool = list(hits)
+    seen: set[str] = set()
+    pool = []
+    for hit in hits:  # said twice: the best-ranked copy stands for both
+        text = " ".join(hit.item.text.casefold().split())
+        if text not in seen:
+            seen.add(text)
+            pool.append(hit)
     term_list = list(terms)
     while pool and len(chosen) < k:
         best_index = max(range(len(pool)), key=lambda i: pool[i].score * penalty ** picked.get(_group(pool[i]), 0))
