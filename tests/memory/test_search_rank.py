@@ -22,7 +22,7 @@ def write_days(home, days: dict[date, list[str]]) -> None:
 
 
 def test_equal_matches_prefer_the_newer_day(home):
-    write_days(home, {date(2024, 1, 5): ["I went swimming"], date(2024, 3, 5): ["I went swimming"]})
+    write_days(home, {date(2024, 1, 5): ["I went swimming in the sea"], date(2024, 3, 5): ["I went swimming in the lake"]})
     hits = search(open_index(home), SearchQuery("swimming", today=date(2024, 3, 10)))
     assert [h.item.day for h in hits] == ["2024-03-05", "2024-01-05"]
 
@@ -89,6 +89,17 @@ def test_recalled_often_is_a_small_boost(home):
     index.record_hits([older] * 5)
     again = search(index, SearchQuery("dentist", today=date(2024, 1, 2)))
     assert again[0].item.key == older.key
+
+
+def test_the_same_text_said_twice_takes_one_slot(home):
+    write_days(home, {date(2024, 1, 1): ["Call the plumber"], date(2024, 1, 2): ["call the  plumber"]})
+    hits = search(open_index(home), SearchQuery("plumber", today=date(2024, 1, 3)))
+    assert [h.item.day for h in hits] == ["2024-01-02"]
+
+
+def test_word_families_match(home):
+    write_days(home, {date(2024, 1, 1): ["I am allergic to shellfish"]})
+    assert search(open_index(home), SearchQuery("what allergy do I have"))
 
 
 def test_hits_carry_file_locator_date_and_score(home):
