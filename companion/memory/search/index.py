@@ -336,13 +336,28 @@ class SearchIndex:
         if until:
             where.append("i.day <= ?")
             params.append(until)
+        if len(where) > 1:  # filtered: rank every match that passes the filters
+            sql = (
+                "SELECT i.kind, i.source, i.locator, i.day, i.text, i.role, i.context, i.cites, i.ref, "
+                "-bm25(fts) AS score, coalesce(h.count, 0) FROM fts JOIN items i ON i.id = fts.rowid "
+                "LEFT JOIN hits h ON h.hkey = CASE i.kind WHEN 'turn' THEN i.locator ELSE NULL END "
+                f"WHERE {' AND '.join(where)} ORDER BY bm25(fts) LIMIT ?"
+            )
+            params.append(limit + len(set(exclude)))
+            return self._rows(sql, params, exclude)
+        # unfiltered: the best matches from FTS alone (cheap in rank order), then details for those rows only
+        fetch = limit + len(set(exclude))
         sql = (
             "SELECT i.kind, i.source, i.locator, i.day, i.text, i.role, i.context, i.cites, i.ref, "
-            "-bm25(fts) AS score, coalesce(h.count, 0) FROM fts JOIN items i ON i.id = fts.rowid "
+            "m.score, coalesce(h.count, 0) FROM "
+            "(SELECT rowid, -rank AS score FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?) m "
+            "JOIN items i ON i.id = m.rowid "
             "LEFT JOIN hits h ON h.hkey = CASE i.kind WHEN 'turn' THEN i.locator ELSE NULL END "
-            f"WHERE {' AND '.join(where)} ORDER BY bm25(fts) LIMIT ?"
+            "ORDER BY m.score DESC"
         )
-        params.append(limit)
+        return self._rows(sql, [expression, fetch], exclude)
+
+    def _rows(self, sql: str, params: list[Any], exclude: Iterable[str]) -> list[Candidate]:
         skip = set(exclude)
 
         def action(db: sqlite3.Connection) -> list[Candidate]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from dataclasses import dataclass, field
@@ -104,7 +105,7 @@ def search(index: SearchIndex, query: SearchQuery, settings: RankSettings | None
         kinds=query.kinds or None,
         since=query.since.isoformat() if query.since else None,
         until=query.until.isoformat() if query.until else None,
-        limit=max(100, query.k * 20),
+        limit=max(60, query.k * 3),
         exclude=query.exclude,
     )
     scored = score_candidates(candidates, query, settings)
@@ -145,22 +146,28 @@ def _recency(item: Item, today: date | None, half_life: float) -> float:
 
 def diversify(hits: list[Hit], k: int, penalty: float, terms: Iterable[str] = ()) -> list[Hit]:
     """Greedy pick; every earlier pick from the same day or file lowers an item's score."""
-    chosen: list[Hit] = []
-    picked: dict[str, int] = {}
+    term_list = list(terms)
     seen: set[str] = set()
-    pool = []
-    for hit in hits:  # said twice: the best-ranked copy stands for both
+    heap: list[tuple[float, int, int]] = []  # (-score, order, picks of its group when scored)
+    for order, hit in enumerate(hits):  # said twice: the best-ranked copy stands for both
         text = " ".join(hit.item.text.casefold().split())
         if text not in seen:
             seen.add(text)
-            pool.append(hit)
-    term_list = list(terms)
-    while pool and len(chosen) < k:
-        best_index = max(range(len(pool)), key=lambda i: pool[i].score * penalty ** picked.get(_group(pool[i]), 0))
-        best = pool.pop(best_index)
-        picked[_group(best)] = picked.get(_group(best), 0) + 1
-        best.terms = term_list
-        chosen.append(best)
+            heap.append((-hit.score, order, 0))
+    heapq.heapify(heap)
+    chosen: list[Hit] = []
+    picked: dict[str, int] = {}
+    while heap and len(chosen) < k:
+        negative, order, when = heapq.heappop(heap)
+        hit = hits[order]
+        group = _group(hit)
+        now = picked.get(group, 0)
+        if now != when:  # its day got another pick since: score it again and put it back
+            heapq.heappush(heap, (-hit.score * penalty**now, order, now))
+            continue
+        picked[group] = now + 1
+        hit.terms = term_list
+        chosen.append(hit)
     return chosen
 
 

@@ -1,0 +1,114 @@
+"""Search index at scale: build time, incremental update cost, recall latency on 10 years of day logs.
+
+    python bench/recall_latency.py [--days 3650] [--per-day 56]
+
+Writes a synthetic home in a temporary folder (day logs written directly in the day-log format),
+then prints: build seconds, items/s, index size, cost per appended record (append + refresh),
+and search latency p50/p95 over English, Chinese, typo and 'lately' queries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from companion.memory.daylog import DayLog  # noqa: E402
+from companion.memory.search import RankSettings, SearchQuery, SearchIndex, search  # noqa: E402
+from companion.memory.setup import ensure_home  # noqa: E402
+from companion.paths import Home  # noqa: E402
+
+WORDS = (
+    "coffee tea garden dog walk work meeting manager sister brother train car book film music piano guitar "
+    "dinner lunch breakfast weather rain sun holiday trip japan lisbon paris hospital doctor dentist school "
+    "project deadline budget email phone call friend party birthday gift cake bread recipe soup run marathon "
+    "swim bike gym tired happy sad worried excited plan idea question answer remember forget weekend monday"
+).split()
+CJK = ["咖啡", "茶", "工作", "朋友", "周末", "天气", "猫", "狗", "电影", "音乐", "医生", "旅行", "生日", "蛋糕"]
+QUERIES = [
+    "what did I say about my sister's birthday", "marathon training plan", "咖啡", "我的猫", "dentist appointment",
+    "japan trip lisbon", "piano lessons", "what have I been reading lately", "garden soup recipe",
+    "manger meeting deadline", "marathn", "周末旅行", "birthday cake for my brother", "doctor at the hospital",
+]
+
+
+def write_home(home: Home, days: int, per_day: int, seed: int = 3) -> int:
+    rng = random.Random(seed)
+    start = date.today() - timedelta(days=days)
+    total = 0
+    for offset in range(days):
+        day = start + timedelta(days=offset)
+        path = home.days / f"{day:%Y-%m}" / f"{day.isoformat()}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lines = []
+        for seq in range(1, per_day + 1):
+            if rng.random() < 0.1:
+                text = "".join(rng.choice(CJK) for _ in range(rng.randint(3, 12)))
+            else:
+                text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(5, 30)))
+            ts = datetime(day.year, day.month, day.day, 8, tzinfo=timezone.utc) + timedelta(minutes=seq)
+            role = "user" if seq % 2 else "assistant"
+            lines.append(json.dumps({"id": f"{day}#{seq}", "ts": ts.isoformat(), "role": role, "text": text},
+                                    ensure_ascii=False))
+            total += 1
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return total
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--days", type=int, default=3650)
+    parser.add_argument("--per-day", type=int, default=56)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        home = Home(Path(folder))
+        ensure_home(home)
+        total = write_home(home, args.days, args.per_day)
+        index = SearchIndex(home)
+        started = time.perf_counter()
+        index.sync()
+        build = time.perf_counter() - started
+        size = index.path.stat().st_size / 1e6
+        print(f"records: {total}  build: {build:.1f} s ({total / build:.0f} records/s)  index: {size:.0f} MB")
+
+        started = time.perf_counter()
+        index.sync()
+        print(f"start-up scan with nothing changed: {(time.perf_counter() - started) * 1000:.0f} ms")
+
+        log = DayLog(home.days)
+        appends = 50
+        started = time.perf_counter()
+        for n in range(appends):
+            log.append("user", f"new message {n} about coffee and the garden")
+            index.refresh()
+        per = (time.perf_counter() - started) / appends * 1000
+        started = time.perf_counter()
+        for n in range(appends):
+            log.append("user", f"plain append {n}")
+        plain = (time.perf_counter() - started) / appends * 1000
+        print(f"append + index refresh: {per:.1f} ms per record (the append alone, with fsync: {plain:.1f} ms)")
+
+        for name, settings in (("final ranking", RankSettings()), ("decay x", RankSettings(decay="multiply"))):
+            times = []
+            for _round in range(5):
+                for query in QUERIES:
+                    started = time.perf_counter()
+                    search(index, SearchQuery(query, k=40, today=date.today()), settings)
+                    times.append((time.perf_counter() - started) * 1000)
+            times.sort()
+            p50 = statistics.median(times)
+            p95 = times[int(len(times) * 0.95) - 1]
+            print(f"search ({name}, k=40): p50 {p50:.1f} ms  p95 {p95:.1f} ms  max {times[-1]:.1f} ms")
+        index.close()
+
+
+if __name__ == "__main__":
+    main()
