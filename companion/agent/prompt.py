@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Callable
 
 from companion.llm.base import Message
@@ -152,8 +152,28 @@ def fit_long_term(bodies: dict[str, str], budget: int, count: Callable[[str], in
     return render(), dropped
 
 
-def render_user(record: Record) -> str:
-    """A past user turn as the model saw it (its own time stamp, no per-turn extras)."""
+STAMP_GAP = timedelta(minutes=30)
+
+
+def needs_stamp(record: Record, previous: Record | None) -> bool:
+    """A user turn carries its date and time when it opens a day or follows a pause.
+
+    Stamping every turn would cost ~15 prompt tokens each, for a time the model can
+    take from the last stamp during a lively exchange.
+    """
+    if previous is None:
+        return True
+    try:
+        now, before = record.timestamp, previous.timestamp
+    except ValueError:
+        return True
+    return now.date() != before.date() or now - before >= STAMP_GAP
+
+
+def render_user(record: Record, previous: Record | None = None) -> str:
+    """A user turn as the model sees it, derived from the log alone (so the prefix stays stable)."""
+    if not needs_stamp(record, previous):
+        return record.text
     try:
         when = stamp(record.timestamp)
     except ValueError:
@@ -161,9 +181,9 @@ def render_user(record: Record) -> str:
     return f"{when}\n{record.text}"
 
 
-def render_final_user(record: Record, blocks: list[str], notes: list[str]) -> str:
-    """The new user turn: stamp, text, then recalled memory and notes for this turn only."""
-    content = render_user(record)
+def render_final_user(record: Record, blocks: list[str], notes: list[str], previous: Record | None = None) -> str:
+    """The new user turn: (stamp), text, then recalled memory and notes for this turn only."""
+    content = render_user(record, previous)
     extras = [b.strip() for b in blocks if b and b.strip()]
     if notes:
         extras.append("Notes for this reply:\n" + "\n".join(f"- {n}" for n in notes))
@@ -174,9 +194,11 @@ def render_final_user(record: Record, blocks: list[str], notes: list[str]) -> st
 
 def history_messages(records: list[Record]) -> list[Message]:
     messages: list[Message] = []
+    previous: Record | None = None
     for record in records:
         if record.role == "user":
-            messages.append({"role": "user", "content": render_user(record)})
+            messages.append({"role": "user", "content": render_user(record, previous)})
+            previous = record
         elif record.role == "assistant" and record.text:
             messages.append({"role": "assistant", "content": record.text})
     return messages

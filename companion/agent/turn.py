@@ -232,7 +232,8 @@ class Agent:
         recalled = [h.where for h in self.recall.last.hits]
         if recalled:
             yield TurnEvent("recall", data={"hits": [h.to_dict() for h in self.recall.last.hits]})
-        final = {"role": "user", "content": P.render_final_user(user_record, blocks, notes)}
+        previous = self._previous_user(user_record)
+        final = {"role": "user", "content": P.render_final_user(user_record, blocks, notes, previous)}
         try:
             extra = {"recalled": recalled} if recalled else {}
             yield from self._generate(self.build_messages(final, exclude_id=user_record.id), **extra)
@@ -252,12 +253,17 @@ class Agent:
             if self.backend is None:
                 yield TurnEvent("error", text="The model is not loaded yet.")
                 return
-            final = {"role": "user", "content": P.render_final_user(last_user, self._recall(last_user.text), [])}
+            previous = self._previous_user(last_user)
+            final = {"role": "user", "content": P.render_final_user(last_user, self._recall(last_user.text), [], previous)}
             extra = {"replaces": old.id} if old is not None else {}
             try:
                 yield from self._generate(self.build_messages(final, exclude_id=last_user.id, exclude_after=last_user), **extra)
             except ModelError as exc:
                 yield TurnEvent("error", text=str(exc))
+
+    def _previous_user(self, record: Record) -> Record | None:
+        earlier = [r for r in self._history_records() if r.role == "user" and r.id != record.id and r.ts <= record.ts]
+        return earlier[-1] if earlier else None
 
     def _user_turns(self) -> int:
         return sum(1 for r in self.daylog.tail(50) if r.role == "user")

@@ -50,11 +50,15 @@ def test_volatile_parts_come_after_the_stable_prefix(agent, scripted, clock):
     run(agent, "first")
     clock.advance(minutes=7)
     run(agent, "second")
-    first, second = scripted.prompts
-    assert first[0] == second[0]  # the system prompt does not carry the time
-    assert second[: len(first) - 1] == first[:-1][: len(first) - 1]
-    assert second[1]["content"].startswith("[Sunday 2026-11-29 14:03]")
-    assert second[-1]["content"].startswith("[Sunday 2026-11-29 14:10]\nsecond")
+    clock.advance(minutes=45)
+    run(agent, "third")
+    first, second, third = scripted.prompts
+    assert first[0] == second[0] == third[0]  # the system prompt does not carry the time
+    assert second[: len(first) - 1] == first[:-1]
+    assert third[: len(second) - 1] == second[:-1]
+    assert second[1]["content"].startswith("[Sunday 2026-11-29 14:03]\nfirst")
+    assert second[-1]["content"] == "second"  # minutes later: no new stamp
+    assert third[-1]["content"] == "[Sunday 2026-11-29 14:55]\nthird"  # after a pause: stamped
 
 
 def test_history_is_dropped_in_blocks_so_the_prefix_stays_stable(home, clock):
