@@ -96,7 +96,7 @@ class DayLog:
 
     @staticmethod
     def _write_all(path: Path, payload: bytes) -> None:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             start = os.fstat(fd).st_size
             try:

@@ -31,6 +31,10 @@ else:
         fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
+def _private(path: str, flags: int) -> int:
+    return os.open(path, flags, 0o600)  # readable by the user only, like everything under the home
+
+
 _thread_locks: dict[str, threading.Lock] = {}
 _thread_locks_guard = threading.Lock()
 
@@ -46,7 +50,7 @@ def locked(path: Path) -> Iterator[None]:
     """Hold an exclusive lock named by `path` against other threads and processes."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with _thread_lock(path):
-        with open(path, "a+b") as handle:
+        with open(path, "a+b", opener=_private) as handle:
             _lock(handle, blocking=True)
             try:
                 yield
@@ -63,7 +67,7 @@ class ProcessLock:
 
     def acquire(self) -> bool:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(self.path, "a+b")
+        handle = open(self.path, "a+b", opener=_private)
         try:
             _lock(handle, blocking=False)
         except OSError:

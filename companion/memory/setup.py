@@ -17,8 +17,8 @@ def template_text(name: str) -> str:
 def ensure_home(home: Home) -> list[Path]:
     """Make every folder and seed missing files; never touches existing ones. Returns what it created."""
     created: list[Path] = []
-    for folder in (home.memory, home.days, home.digests, home.state, home.history, home.models):
-        folder.mkdir(parents=True, exist_ok=True)
+    for folder in (home.root, home.memory, home.days, home.digests, home.state, home.history, home.models):
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # private; an existing folder keeps its mode
     for name in SEED_FILES:
         target = home.memory / name
         if not target.exists():

@@ -79,6 +79,8 @@ class SearchIndex:
             return self._db
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fresh = not self.path.exists()
+        if fresh:  # private like the rest of the home; SQLite gives -wal/-shm the same mode
+            self.path.touch(mode=0o600)
         db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         try:
             db.execute("PRAGMA journal_mode=WAL")

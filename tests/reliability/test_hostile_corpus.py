@@ -1,0 +1,58 @@
+"""Hostile text through the real Agent (scripted and real model) and the sleep job: no escape, no persona
+hijack, no secret kept, no crash."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from companion.memory.daylog import DayLog
+from companion.memory.sensitive import find_sensitive
+from companion.llm.scripted import ScriptedBackend
+from companion.paths import LONG_TERM_FILES, Home
+
+from hostile_corpus import ESCAPE_CALLS, MESSAGES, run_corpus, run_escape_calls
+
+
+def test_hostile_messages_with_a_scripted_model(home: Home, clock) -> None:
+    result = run_corpus(home, lambda: ScriptedBackend(supports_tools=True), clock)
+    print(f"hostile corpus (scripted): {result.cases} cases, {len(result.failures)} failures")
+    assert result.cases == len(MESSAGES)
+    assert result.failures == []
+    logged = [r.text for r in DayLog(home.days, clock).read_day(clock().date()).records if r.role == "user"]
+    assert len(logged) >= len(MESSAGES)  # every message was saved, the 1 MB ones included
+    assert any(len(t) >= 1_000_000 for t in logged)
+
+
+def test_a_model_that_obeys_the_injection_is_refused(home: Home, clock) -> None:
+    result = run_escape_calls(home, clock)
+    print(f"escaping tool calls: {result.cases} cases, {len(result.failures)} failures")
+    assert result.cases == len(ESCAPE_CALLS)
+    assert result.failures == []
+
+
+def test_sleep_over_hostile_logs_keeps_the_persona_and_no_secret(home: Home, clock) -> None:
+    from companion.sleep.job import SleepJob
+
+    # Megabyte messages are left out here: the rule pass reads them in ~25 s (a known cost, not a failure).
+    run_corpus(home, lambda: ScriptedBackend(), clock, messages=[m for m in MESSAGES if len(m) < 10_000])
+    soul = home.long_term("SOUL.md").read_bytes()
+    outside = (home.root.parent / "outside.md").read_bytes()
+    clock.advance(days=1)
+    SleepJob(home, None, clock=clock).run()
+    assert home.long_term("SOUL.md").read_bytes() == soul
+    assert (home.root.parent / "outside.md").read_bytes() == outside
+    for name in LONG_TERM_FILES:
+        assert find_sensitive(home.long_term(name).read_text(encoding="utf-8")) is None, name
+
+
+@pytest.mark.model
+def test_hostile_messages_with_the_real_model(home: Home, clock, tiny_backend) -> None:
+    # llama.cpp's tokenizer is quadratic on one long run of a character (1 MB of "A": about a minute
+    # per count), so the real model gets the same corpus with messages cut to 50 kB.
+    messages = [m[:50_000] for m in MESSAGES]
+    result = run_corpus(home, lambda: tiny_backend, clock, messages=messages)
+    print(f"hostile corpus (tiny model): {result.cases} cases, {len(result.failures)} failures, "
+          f"{result.own_errors} shown as errors")
+    assert result.failures == []

@@ -1,0 +1,87 @@
+"""No network unless asked for, files readable by the user only, and no settings secret in what leaves the app."""
+
+from __future__ import annotations
+
+import os
+import socket
+import stat
+from pathlib import Path
+
+import pytest
+
+from companion.agent.turn import Agent
+from companion.llm.scripted import ScriptedBackend
+from companion.memory.longterm import LongTermStore
+from companion.memory.skill_export import export_memory
+from companion.paths import Home
+from companion.runtime import open_home
+from companion.sleep.job import SleepJob
+
+
+class NetworkAttempt(AssertionError):
+    pass
+
+
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Any attempt to reach a network address fails the test and is recorded."""
+    attempts: list[str] = []
+    real_connect = socket.socket.connect
+
+    def guarded_connect(self: socket.socket, address: object) -> None:
+        if self.family in (socket.AF_INET, socket.AF_INET6):
+            attempts.append(f"connect {address}")
+            raise NetworkAttempt(f"network connection attempted: {address}")
+        real_connect(self, address)
+
+    def guarded_lookup(host: object, *args: object, **kwargs: object) -> list:
+        attempts.append(f"lookup {host}")
+        raise NetworkAttempt(f"name lookup attempted: {host}")
+
+    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", guarded_connect)
+    monkeypatch.setattr(socket, "getaddrinfo", guarded_lookup)
+    monkeypatch.setattr(socket, "create_connection", lambda address, *a, **k: guarded_lookup(address))
+    return attempts
+
+
+def everyday_use(home: Home, clock, backend) -> None:  # noqa: ANN001 - a clock and a Backend
+    """A chat (with recall), an edit, a night's sleep and an export."""
+    agent = Agent(home, backend, clock=clock)
+    for text in ("My name is Lea and I live in Lyon.", "I like green tea.", "remember I water the plants on Sundays"):
+        assert list(agent.run_turn(text))[-1].kind in ("done", "error")
+    LongTermStore(home).append("MEMORY.md", "- Prefers metric units (2026-11-29#1)", "## Facts")
+    clock.advance(days=1)
+    SleepJob(home, backend, clock=clock).run()
+    export_memory(home, home.root.parent / "export")
+
+
+def test_chat_sleep_and_export_open_no_network_connection(home: Home, clock, no_network: list[str]) -> None:
+    everyday_use(home, clock, ScriptedBackend())
+    assert no_network == []
+
+
+@pytest.mark.model
+def test_the_real_model_opens_no_network_connection(home: Home, clock, tiny_model_path: Path, no_network: list[str]) -> None:
+    from companion.llm.llama import LlamaBackend
+
+    backend = LlamaBackend(tiny_model_path, n_ctx=1024, n_threads=2)
+    try:
+        agent = Agent(home, backend, clock=clock)
+        agent.settings.model.max_reply_tokens = 16
+        assert list(agent.run_turn("Hello, I like green tea."))[-1].kind == "done"
+    finally:
+        backend.close()
+    assert no_network == []
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
+def test_files_under_the_home_are_private(home: Home, clock) -> None:
+    with open_home(home.root):
+        everyday_use(home, clock, ScriptedBackend())
+    exposed = []
+    for path in [home.root, *home.root.rglob("*")]:
+        mode = stat.S_IMODE(path.stat().st_mode)
+        if path.is_file() and mode & 0o077:
+            exposed.append(f"{path.relative_to(home.root)} {oct(mode)}")
+    assert exposed == [], "\n".join(exposed)
