@@ -15,6 +15,7 @@ from companion.memory.sensitive import find_sensitive
 from companion.sleep import entries as E
 from companion.sleep.dates import absolutize, has_relative_date
 from companion.sleep.ops import MAX_TEXT, MIN_TEXT, SECTIONS, Op, Outcome
+from companion.sleep.rules import extract
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,13 @@ class Context:
 def text_width(text: str) -> int:
     """Length where a CJK character counts twice: "喜欢喝茶" says as much as "Likes tea"."""
     return len(text) + len(_CJK.findall(text))
+
+
+def in_entry_form(text: str, source: Record) -> str:
+    """A model that copies the user's words ("I'm allergic to X") gets them in entry form ("Allergic to X")."""
+    probe = Record(source.id, source.ts, "user", text)
+    ops = extract([probe])
+    return ops[0].text if len(ops) == 1 else text
 
 
 def clean_text(text: str) -> str:
@@ -80,6 +88,8 @@ def validate(op: Op, body: str, ctx: Context) -> tuple[Op | None, str]:
         return None, "cites only the companion's own words"
     text = clean_text(op.text)
     anchor = ctx.records[sources[0]].day
+    if op.origin == "model":
+        text = in_entry_form(text, ctx.records[sources[0]])
     text = absolutize(text, anchor)
     kind = find_sensitive(text)
     if kind:

@@ -18,7 +18,7 @@ from companion.sleep.ops import MAX_TEXT, SECTIONS, Op
 log = logging.getLogger(__name__)
 
 MAX_OPS = 4
-REPLY_TOKENS = 256
+REPLY_TOKENS = 192
 RECORD_CHARS = 600
 FILE_BUDGET_SHARE = 0.25
 

@@ -182,3 +182,9 @@ def test_keeps_failing_conflicts_surface(store: LongTermStore, monkeypatch: pyte
     monkeypatch.setattr(store, "write", always_conflict)
     with pytest.raises(ConflictError, match="next time"):
         apply_file(store, "MEMORY.md", [_add("Owns a canoe")], _ctx("canoe"))
+
+
+def test_model_text_in_the_users_words_is_put_in_entry_form(store: LongTermStore) -> None:
+    op = _add("I'm allergic to peanuts.", "USER.md", "Profile")
+    out = apply_file(store, "USER.md", [op], _ctx("I'm allergic to peanuts"))
+    assert out[0].op.text == "Allergic to peanuts"
