@@ -87,7 +87,7 @@ def run_add(args: argparse.Namespace) -> int:
         library = _library(runtime)
         entry = library.add(args.file, args.mode, progress=_progress_printer("Copying"))
         if args.use:
-            library.set_active(entry.path)
+            library.set_active(entry.path, probe=True)
         _save(runtime)
     print(f"Added {entry.file_name} ({entry.source}).{' It is now the active model.' if args.use else ''}")
     if entry.warning:
@@ -108,7 +108,7 @@ def run_remove(args: argparse.Namespace) -> int:
 def run_use(args: argparse.Namespace) -> int:
     with open_home(args.home) as runtime:
         library = _library(runtime)
-        entry = library.set_active(library.find(args.model).path)
+        entry = library.set_active(library.find(args.model).path, probe=True)
         model = runtime.settings.model
         model.backend = "llama"
         if args.gpu_layers is not None:
@@ -146,7 +146,7 @@ def run_download(args: argparse.Namespace) -> int:
             return 130
         print(f"Saved {path} (checksum verified).")
         if args.use:
-            _library(runtime).set_active(path)
+            _library(runtime).set_active(path, probe=True)
             _save(runtime)
             print("It is now the active model.")
         else:

@@ -198,10 +198,15 @@ class ModelLibrary:
         if was_active:
             self.settings.path = ""
 
-    def set_active(self, path: Path) -> ModelEntry:
+    def set_active(self, path: Path, probe: bool = False) -> ModelEntry:
+        """Make `path` the model to load; `probe` also asks llama.cpp whether it can run it (no weights read)."""
         entry = inspect(path)
         if not entry.usable:
             raise ModelError(entry.error)
+        if probe:
+            from companion.llm.llama import probe_model
+
+            probe_model(path)
         if self.embedded is not None and _key(path) == _key(self.embedded):
             self.settings.path = ""
         else:

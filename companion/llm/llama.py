@@ -90,7 +90,8 @@ def probe_model(path: Path) -> None:
     model = llama_cpp.llama_model_load_from_file(str(path).encode("utf-8"), params)
     if not model:
         raise UnsupportedModelError(
-            f"This version of Companion's llama.cpp cannot run {path.name} (architecture '{meta.architecture}'). "
+            f"This version of Companion's llama.cpp cannot run {path.name} (architecture '{meta.architecture}'): "
+            "the architecture is too new or unknown, or the file's vocabulary is damaged. "
             "Choose another model, or update Companion."
         )
     llama_cpp.llama_model_free(model)

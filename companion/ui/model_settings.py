@@ -368,7 +368,7 @@ class ModelDialog(QDialog):
         if entry is None:
             return
         try:
-            self.library.set_active(entry.path)
+            self.library.set_active(entry.path, probe=True)
         except CompanionError as exc:
             self._set_error(str(exc))
             return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import struct
 
 from companion.cli import main
@@ -16,17 +17,22 @@ def _gguf(path, arch="qwen2"):
     return path
 
 
-def test_add_use_list_remove(tmp_path, capsys):
+def test_add_use_list_remove(tmp_path, capsys, tiny_model_path):
     home = tmp_path / "home"
     source = _gguf(tmp_path / "qwen-tiny.gguf")
-    assert main(["--home", str(home), "models", "add", str(source), "--use"]) == 0
+    assert main(["--home", str(home), "models", "add", str(source)]) == 0
     assert (home / "models" / "qwen-tiny.gguf").exists()
+    assert main(["--home", str(home), "models", "use", "qwen-tiny"]) == 1  # header only: llama.cpp cannot run it
+    assert "cannot run qwen-tiny.gguf (architecture 'qwen2')" in capsys.readouterr().err
+    copy = tmp_path / "smol-copy.gguf"
+    shutil.copyfile(tiny_model_path, copy)
+    assert main(["--home", str(home), "models", "add", str(copy), "--reference", "--use"]) == 0
     settings = load_settings(home / "settings.toml")
-    assert settings.model.path == str(home / "models" / "qwen-tiny.gguf")
+    assert settings.model.path == str(copy) and settings.model.library == [str(copy)]
     capsys.readouterr()
     assert main(["--home", str(home), "models", "list"]) == 0
     out = capsys.readouterr().out
-    assert "(embedded)" in out and "* 2." in out and "qwen2" in out and "No chat template" in out
+    assert "(embedded)" in out and "* 3." in out and "qwen2" in out and "No chat template" in out
     assert main(["--home", str(home), "models", "use", "embedded", "--gpu-layers", "0", "--ctx", "2048"]) == 0
     settings = load_settings(home / "settings.toml")
     assert (settings.model.path, settings.model.n_gpu_layers, settings.model.n_ctx) == ("", 0, 2048)

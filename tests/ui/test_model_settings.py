@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import shutil
 import struct
 import threading
 import time
@@ -72,13 +73,20 @@ def test_estimate_follows_gpu_layers_and_context(dialog):
     assert dialog.estimate_label.text() != before
 
 
-def test_add_use_and_apply_saves_and_reloads(dialog, window, tmp_path, qtbot):
-    source = _gguf(tmp_path / "通义千问-mini.gguf")
+def test_add_use_and_apply_saves_and_reloads(dialog, window, tmp_path, qtbot, tiny_model_path):
+    header_only = _gguf(tmp_path / "header-only.gguf")
     with qtbot.waitSignal(dialog.job_finished, timeout=10_000):
+        dialog.add_file(header_only, copy=True)
+    assert "No chat template" in dialog.error_label.text()
+    dialog.use_selected()
+    assert "cannot run header-only.gguf" in dialog.error_label.text() and dialog.model.path == ""
+    source = tmp_path / "通义千问-mini.gguf"
+    shutil.copyfile(tiny_model_path, source)
+    with qtbot.waitSignal(dialog.job_finished, timeout=20_000):
         dialog.add_file(source, copy=True)
     names = [dialog.table.item(r, 1).text() for r in range(dialog.table.rowCount())]
-    assert "通义千问-mini" in names
-    assert "No chat template" in dialog.error_label.text()
+    assert names.count("Smollm2 135M 8k Lc100K Mix1 Ep2") == 2
+    assert dialog.selected_entry().path == window.home.models / "通义千问-mini.gguf"
     dialog.use_selected()
     dialog.gpu_mode.setCurrentIndex(2)
     dialog.threads.setValue(3)
