@@ -70,6 +70,7 @@ class SearchIndex:
         self._db: sqlite3.Connection | None = None
         self._dirty: set[Path] = set()
         self._last_sync = 0.0
+        self._count: tuple[int, float] | None = None
         self.rebuilt = False  # True once this instance had to start over from an empty index
 
     # -- connection and recovery ----------------------------------------------
@@ -318,12 +319,13 @@ class SearchIndex:
         until: str | None = None,
         limit: int = 200,
         exclude: Iterable[str] = (),
+        require_all: bool = False,
     ) -> list[Candidate]:
-        """Items holding any of the terms, by BM25; a term's weight scales its share of the score."""
+        """Items holding any (or all) of the terms, best BM25 first; a trailing '*' matches a prefix."""
         terms = [t for t in weighted_terms if t]
         if not terms:
             return []
-        expression = " OR ".join(
+        expression = (" AND " if require_all else " OR ").join(
             '"' + t.rstrip("*").replace('"', '""') + '"' + ("*" if t.endswith("*") else "") for t in terms
         )
         where = ["fts MATCH ?"]
@@ -407,6 +409,13 @@ class SearchIndex:
                     )
 
         self._guarded(action)
+
+    def count_cached(self, max_age: float = 60.0) -> int:
+        """The number of items, re-counted at most once a minute (used to judge how common a word is)."""
+        now = time.monotonic()
+        if self._count is None or now - self._count[1] > max_age:
+            self._count = (self.count(), now)
+        return self._count[0]
 
     def count(self) -> int:
         return self._guarded(lambda db: int(db.execute("SELECT count(*) FROM items").fetchone()[0]))

@@ -32,6 +32,8 @@ class RankSettings:
     entry_boost: float = 1.15  # distilled long-term entries and digests beat raw turns on equal text match
     same_day_penalty: float = 0.7  # each further pick from the same day counts this much less
     typo_terms: int = 2  # near terms added for a query word the index does not know
+    common_term_share: float = 0.05  # a query word found in more than this share of items...
+    common_term_floor: int = 5000  # ...and in more items than this is dropped when rarer words remain
 
 
 @dataclass
@@ -75,9 +77,19 @@ class Hit:
         }
 
 
-def expand_terms(index: SearchIndex, terms: list[str], settings: RankSettings) -> list[str]:
-    """Query terms plus, for words the index has never seen, close spellings it has (typos)."""
+def expand_terms(index: SearchIndex, terms: list[str], settings: RankSettings) -> tuple[list[str], bool]:
+    """Query terms plus word families and, for words the index has never seen, close spellings (typos).
+
+    The flag says that all terms must match (a query of only very common words)."""
     counts = index.term_counts(terms)
+    # a word in a large share of everything says little and costs the most to rank: leave it out
+    # while rarer words remain (an all-common query keeps its words)
+    common = max(settings.common_term_floor, int(index.count_cached() * settings.common_term_share))
+    rare = [t for t in terms if counts.get(t, 0) <= common]
+    if not rare and len(terms) > 1:
+        return terms, True  # every word is everywhere: items must hold them all
+    if rare and len(rare) < len(terms):
+        terms = rare
     expanded = list(terms)
     # word families: 'allergy' also finds 'allergic', 'instruments' finds 'instrumental'
     expanded.extend(
@@ -86,7 +98,7 @@ def expand_terms(index: SearchIndex, terms: list[str], settings: RankSettings) -
     for term, count in counts.items():
         if count == 0 and settings.typo_terms:
             expanded.extend(t for t in index.near_terms(term, settings.typo_terms) if t not in expanded)
-    return expanded
+    return expanded, False
 
 
 def is_recency_query(text: str) -> bool:
@@ -99,9 +111,10 @@ def search(index: SearchIndex, query: SearchQuery, settings: RankSettings | None
     terms = query_terms(query.text)
     if not terms or query.k <= 0:
         return []
-    terms = expand_terms(index, terms, settings)
+    terms, require_all = expand_terms(index, terms, settings)
     candidates = index.match(
         dict.fromkeys(terms, 1.0),
+        require_all=require_all,
         kinds=query.kinds or None,
         since=query.since.isoformat() if query.since else None,
         until=query.until.isoformat() if query.until else None,
