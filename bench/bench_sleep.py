@@ -11,6 +11,7 @@ from pathlib import Path
 
 from companion.memory.daylog import DayLog
 from companion.memory.dedupe import is_duplicate
+from companion.memory.document import parse_document
 from companion.memory.setup import ensure_home
 from companion.paths import Home
 from companion.sleep import entries as E
@@ -76,7 +77,8 @@ def quality(backend: object | None) -> dict[str, float]:
             expected.extend((f, t, ids[i]) for f, t, i in day["facts"])
         clock[0] = datetime(2024, 5, 12, 3, 0, tzinfo=TZ) + timedelta(days=30)
         SleepJob(home, backend, clock=lambda: clock[0]).run()  # type: ignore[arg-type]
-        entries = {n: E.active_entries((home.memory / n).read_text(encoding="utf-8")) for n in ("USER.md", "MEMORY.md", "SOUL.md")}
+        entries = {n: E.active_entries(parse_document(n, (home.memory / n).read_text(encoding="utf-8")).body)
+                   for n in ("USER.md", "MEMORY.md", "SOUL.md")}
         found = sum(
             1 for f, text, rid in expected
             if any(is_duplicate(text, E.entry_text(l)) and rid in E.cited_ids(l) for l in entries[f])

@@ -73,7 +73,7 @@ RULES: list[Rule] = [
     _rule(r"^(?:no|nope|actually|that's wrong|that is wrong|wrong)[,:!]+ (?:it's |it is |it was )?(?P<x>[^.!?]{3,120})", "MEMORY.md", "Corrections", lambda m: f"Correction: {_x(m)}"),
     _rule(r"\bI(?:'m| am) (?:interested in|into|learning|studying|reading about) (?P<x>[^.!?]{2,80})", "MEMORY.md", "Topics & Interests", lambda m: f"Interested in {_x(m)}"),
     # Chinese
-    _rule(r"我(?:的名字)?叫(?P<x>[\u4e00-\u9fffA-Za-z]{1,12})", "USER.md", "Profile", lambda m: f"名字：{_x(m)}", "名字：", 0),
+    _rule(r"我(?:的名字)?叫(?P<x>[\u4e00-\u9fff]{1,4}|[A-Za-z]{1,20})(?![\u4e00-\u9fffA-Za-z])", "USER.md", "Profile", lambda m: f"名字：{_x(m)}", "名字：", 0),
     _rule(r"我对(?P<x>[^，。！？,.!?]{1,20})过敏", "USER.md", "Profile", lambda m: f"对{_x(m)}过敏", "", 0),
     _rule(r"我是(?:一名|一个|一位)?(?P<x>[^，。！？,.!?]{0,8}(?:工程师|老师|教师|学生|医生|护士|程序员|设计师|律师|作家|经理|厨师|会计|研究员))", "USER.md", "Profile", lambda m: f"是{_x(m)}", "", 0),
     _rule(r"我(?:现在)?住在(?P<x>[^，。！？,.!?]{1,20})", "USER.md", "Profile", lambda m: f"住在{_x(m)}", "住在", 0),

@@ -61,3 +61,7 @@ def test_past_dated_event_goes_to_the_timeline() -> None:
 def test_slot_rules_propose_updates() -> None:
     op = extract([_record("I moved to Berlin last month.")])[0]
     assert (op.kind, op.old, op.text) == ("update", "Lives in", "Lives in Berlin")
+
+
+def test_chinese_name_is_not_a_whole_clause() -> None:
+    assert extract([_record("我叫小明的朋友来了")]) == []
