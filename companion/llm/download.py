@@ -85,7 +85,7 @@ def resolve(repo_id: str, filename: str, revision: str = "main", token: str | No
     base = hub_endpoint(endpoint)
     url = hf_hub_url(repo_id, filename, revision=revision, endpoint=base)
     try:
-        meta = get_hf_file_metadata(url, token=token or False, endpoint=base)
+        meta = get_hf_file_metadata(url, token=token or None, endpoint=base)  # None: HF_TOKEN or a saved login
     except hf_errors.GatedRepoError as exc:
         raise DownloadError(f"{repo_id} is gated: accept its license on huggingface.co and sign in with a token.") from exc
     except hf_errors.RepositoryNotFoundError as exc:
@@ -191,7 +191,7 @@ class Downloader:
         total = remote.size or 0
         if total and have >= total:
             return
-        headers = dict(build_hf_headers(token=self.token or False))
+        headers = dict(build_hf_headers(token=self.token or None))
         headers["Accept-Encoding"] = "identity"
         if have:
             headers["Range"] = f"bytes={have}-"

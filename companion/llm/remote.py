@@ -64,6 +64,7 @@ class RemoteBackend:
         self._conn_lock = threading.Lock()
         self._conn: http.client.HTTPConnection | None = None
         self._token_cache: OrderedDict[str, int] = OrderedDict()
+        self._cache_lock = threading.Lock()
         self._tokenize_route: str | None = None  # found on first use; "" once known to be absent
         self._schema_style = "json_schema"
         models = self._list_models()
@@ -276,16 +277,18 @@ class RemoteBackend:
     def count_tokens(self, text: str) -> int:
         if not text:
             return 0
-        cached = self._token_cache.get(text)
-        if cached is not None:
-            self._token_cache.move_to_end(text)
-            return cached
+        with self._cache_lock:
+            cached = self._token_cache.get(text)
+            if cached is not None:
+                self._token_cache.move_to_end(text)
+                return cached
         count = self._server_count(text)
         if count is None:
             return estimate_tokens(text)
-        self._token_cache[text] = count
-        if len(self._token_cache) > _CACHE_SIZE:
-            self._token_cache.popitem(last=False)
+        with self._cache_lock:
+            self._token_cache[text] = count
+            if len(self._token_cache) > _CACHE_SIZE:
+                self._token_cache.popitem(last=False)
         return count
 
     def _server_count(self, text: str) -> int | None:
@@ -364,8 +367,8 @@ class _StreamState:
         self.reason = choice.get("finish_reason") or self.reason
 
     def finish(self) -> Iterator[Chunk]:
-        calls = [self._structured(i, slot) for i, slot in sorted(self.calls.items())]
-        calls = [c for c in calls if c is not None]
+        parsed = [self._structured(i, slot) for i, slot in sorted(self.calls.items())]
+        calls = [c for c in parsed if c is not None]
         if not calls and self.known and self.held:
             rest, calls = parse_tool_calls(self.held, self.known)
             self.held = rest

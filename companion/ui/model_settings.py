@@ -269,6 +269,15 @@ class ModelDialog(QDialog):
         form.addRow(self.tr("Model name:"), self.name_edit)
         form.addRow(self.tr("API key:"), self.key_edit)
         form.addRow(self.tr("Timeout:"), self.timeout_spin)
+        row = QHBoxLayout()
+        self.test_button = QPushButton(self.tr("Test connection"))
+        self.test_button.clicked.connect(self.test_connection)
+        self.server_status = QLabel()
+        self.server_status.setObjectName("serverStatus")
+        self.server_status.setWordWrap(True)
+        row.addWidget(self.test_button)
+        row.addWidget(self.server_status, 1)
+        form.addRow(row)
         note = QLabel(self.tr("Only the prompt is sent to the server; your memory stays on this computer."))
         note.setWordWrap(True)
         form.addRow(note)
@@ -428,19 +437,24 @@ class ModelDialog(QDialog):
         if self.downloader is not None:
             self.downloader.cancel()
 
-    def _run(self, work: Callable[[Callable[[int, int], None]], Any], done: Callable[[Any], None]) -> None:
+    def _run(
+        self,
+        work: Callable[[Callable[[int, int], None]], Any],
+        done: Callable[[Any], None],
+        on_error: Callable[[str], None] | None = None,
+    ) -> None:
         if self.job is not None:
             self._set_error(self.tr("Wait for the current copy or download to finish, or stop it."))
             return
         self.job = Job(work, self)
         self.job.progress.connect(self._progress)
         self.job.succeeded.connect(done)
-        self.job.failed.connect(self._set_error)
+        self.job.failed.connect(on_error or self._set_error)
         self.job.finished.connect(self._job_done)
         self.progress.setVisible(True)
         self.progress.setRange(0, 0)
-        self.download_button.setEnabled(False)
-        self.add_button.setEnabled(False)
+        for button in (self.download_button, self.add_button, self.test_button):
+            button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self.job.start()
 
@@ -457,8 +471,8 @@ class ModelDialog(QDialog):
         self.job = None
         self.downloader = None
         self.progress.setVisible(False)
-        self.download_button.setEnabled(True)
-        self.add_button.setEnabled(True)
+        for button in (self.download_button, self.add_button, self.test_button):
+            button.setEnabled(True)
         self.cancel_button.setEnabled(False)
         self.job_finished.emit()
 
@@ -468,6 +482,22 @@ class ModelDialog(QDialog):
         if self.job is not None:
             self.job.wait()
             self._job_done()
+
+    # -- model server -----------------------------------------------------------
+
+    def test_connection(self) -> None:
+        """Ask the server for its models in the background and say what it offers."""
+        url, name, key = self.url_edit.text().strip(), self.name_edit.text().strip(), self.key_edit.text().strip()
+        self.server_status.setText(self.tr("Connecting…"))
+
+        def probe(_progress: Callable[[int, int], None]) -> str:
+            from companion.llm.remote import RemoteBackend
+
+            backend = RemoteBackend(url, name, key, retries=0)
+            backend.close()
+            return self.tr("Connected: {model}, context {ctx} tokens.").format(model=backend.model, ctx=backend.info.n_ctx)
+
+        self._run(probe, self.server_status.setText, on_error=self.server_status.setText)
 
     # -- apply ------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import struct
 import threading
@@ -155,10 +156,27 @@ def test_download_shows_progress_can_stop_and_resume(dialog, hub_server, qtbot, 
     assert values[0] < 1000
 
 
+def test_test_connection_reports_models_or_the_problem(dialog, hub_server, qtbot):
+    dialog.server_radio.setChecked(True)
+    dialog.url_edit.setText("http://127.0.0.1:1/v1")
+    with qtbot.waitSignal(dialog.job_finished, timeout=20_000):
+        dialog.test_button.click()
+    assert "nothing is listening" in dialog.server_status.text()
+    hub_server.models = ["qwen2.5:14b"]
+    dialog.url_edit.setText(hub_server.url + "/v1")
+    with qtbot.waitSignal(dialog.job_finished, timeout=20_000):
+        dialog.test_button.click()
+    assert dialog.server_status.text() == "Connected: qwen2.5:14b, context 4096 tokens."
+
+
 class _HubState:
+    """Answers like the Hub's /resolve/ route, and like a model server's /v1/models."""
+
     content = b""
     delay = 0.02
     ranges: list[str]
+    models: list[str] = []
+    url = ""
 
 
 @pytest.fixture
@@ -182,6 +200,13 @@ def hub_server(monkeypatch) -> Iterator[_HubState]:
             self._head(200, len(state.content))
 
         def do_GET(self) -> None:
+            if self.path.endswith("/v1/models") or self.path == "/props":
+                body = json.dumps({"data": [{"id": m} for m in state.models]}).encode()
+                self.send_response(200 if self.path != "/props" else 404)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                return
             byte_range = self.headers.get("Range", "")
             state.ranges.append(byte_range)
             start = int(byte_range[6:].split("-")[0]) if byte_range else 0
@@ -198,7 +223,8 @@ def hub_server(monkeypatch) -> Iterator[_HubState]:
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
+    state.url = f"http://127.0.0.1:{server.server_address[1]}"
+    monkeypatch.setenv("HF_ENDPOINT", state.url)
     yield state
     server.shutdown()
     server.server_close()
