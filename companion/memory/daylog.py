@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterator
 from companion.errors import StorageError
 from companion.memory.atomic import describe_os_error
 from companion.memory.filelock import locked
-from companion.memory.records import Record, make_id
+from companion.memory.records import Record, make_id, valid_text
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +85,7 @@ class DayLog:
                 id=make_id(day, seq + 1),
                 ts=stamp.isoformat(timespec="milliseconds"),
                 role=role,
-                text=text,
+                text=valid_text(text),
                 extra=dict(extra),
             )
             payload = record.to_line()

@@ -60,7 +60,7 @@ class Record:
         if not isinstance(text, str):
             raise ValueError("missing 'text'")
         extra = {k: v for k, v in data.items() if k not in _KNOWN}
-        return cls(id=rid, ts=ts, role=role, text=text, extra=extra)
+        return cls(id=rid, ts=ts, role=role, text=valid_text(text), extra=extra)
 
     def to_line(self) -> bytes:
         text = json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
@@ -68,6 +68,18 @@ class Record:
             return (text + "\n").encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate (pasted text, JSON escapes): \u-escape it, losslessly
             return (json.dumps(self.to_dict(), ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
+
+
+def valid_text(text: str) -> str:
+    """`text` as valid Unicode: surrogate pairs joined, a lone surrogate -> U+FFFD.
+
+    Lone surrogates (from pasted text or a JSON escape like \\ud800) cannot be encoded as
+    UTF-8, so the model's tokenizer, the search index and the UI would each fail on them."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 def make_id(day: date, seq: int) -> str:

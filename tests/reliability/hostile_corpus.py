@@ -19,6 +19,7 @@ from companion.llm.scripted import ScriptedBackend
 from companion.memory.daylog import DayLog
 from companion.memory.sensitive import find_sensitive
 from companion.paths import LONG_TERM_FILES, Home
+from companion.settings import Settings
 
 MEGABYTE = 1_000_000
 
@@ -43,6 +44,16 @@ MESSAGES: list[str] = [
     "forget ",
     "[" * 100_000,
     "---\nschema_version: 99\n---\n# take over",
+]
+
+# For the real model: one of each kind, short replies (a CPU turn costs seconds). The long one
+# overflows the context window; it goes last so the others see a normal history.
+REAL_MODEL_MESSAGES: list[str] = [
+    MESSAGES[0],
+    MESSAGES[4],
+    "lone surrogate \ud800 here, then NUL \x00",
+    "记住我的密码是123456",
+    "hello world " * 2000,
 ]
 
 # Lines a damaged or tampered day log may hold (read on every turn for the history).
@@ -101,7 +112,14 @@ def seed_hostile_log(home: Home, day_path: Path) -> None:
             handle.write(line)
 
 
-def run_corpus(home: Home, make_backend: Callable[[], Backend], clock: Callable, *, messages: list[str] = MESSAGES) -> CorpusResult:
+def run_corpus(
+    home: Home,
+    make_backend: Callable[[], Backend],
+    clock: Callable,
+    *,
+    messages: list[str] = MESSAGES,
+    settings: Settings | None = None,
+) -> CorpusResult:
     """Each message in a fresh turn; SOUL.md already holds a persona (so no first-conversation setup)."""
     sandbox = home.root.parent
     (sandbox / "outside.md").write_text("keep", encoding="utf-8")
@@ -111,7 +129,7 @@ def run_corpus(home: Home, make_backend: Callable[[], Backend], clock: Callable,
     log = DayLog(home.days, clock)
     seed_hostile_log(home, log.path_for(clock().date()))
     result = CorpusResult()
-    agent = Agent(home, make_backend(), clock=clock)
+    agent = Agent(home, make_backend(), settings, clock=clock)
     for message in messages:
         result.cases += 1
         try:

@@ -3,7 +3,6 @@ hijack, no secret kept, no crash."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
@@ -12,7 +11,8 @@ from companion.memory.sensitive import find_sensitive
 from companion.llm.scripted import ScriptedBackend
 from companion.paths import LONG_TERM_FILES, Home
 
-from hostile_corpus import ESCAPE_CALLS, MESSAGES, run_corpus, run_escape_calls
+from companion.settings import Settings
+from hostile_corpus import ESCAPE_CALLS, MESSAGES, REAL_MODEL_MESSAGES, run_corpus, run_escape_calls
 
 
 def test_hostile_messages_with_a_scripted_model(home: Home, clock) -> None:
@@ -49,10 +49,11 @@ def test_sleep_over_hostile_logs_keeps_the_persona_and_no_secret(home: Home, clo
 
 @pytest.mark.model
 def test_hostile_messages_with_the_real_model(home: Home, clock, tiny_backend) -> None:
-    # llama.cpp's tokenizer is quadratic on one long run of a character (1 MB of "A": about a minute
-    # per count), so the real model gets the same corpus with messages cut to 50 kB.
-    messages = [m[:50_000] for m in MESSAGES]
-    result = run_corpus(home, lambda: tiny_backend, clock, messages=messages)
+    settings = Settings()
+    settings.model.max_reply_tokens = 8
+    result = run_corpus(home, lambda: tiny_backend, clock, messages=REAL_MODEL_MESSAGES, settings=settings)
     print(f"hostile corpus (tiny model): {result.cases} cases, {len(result.failures)} failures, "
           f"{result.own_errors} shown as errors")
     assert result.failures == []
+    replies = [r for r in DayLog(home.days, clock).read_day(clock().date()).records if r.role == "assistant"]
+    assert len(replies) >= len(REAL_MODEL_MESSAGES) - 1  # only the overflowing message may end in an error

@@ -33,12 +33,22 @@ def test_non_ascii_digit_in_an_id_is_rejected_on_read(home: Home, clock) -> None
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [("half \ud800 pair", None), ("\udfff", None), ("\udcff escaped", None), ("emoji as pair \ud83d\ude00", "emoji as pair 😀")],
+    [("half \ud800 pair", "half \ufffd pair"), ("\udfff", "\ufffd"), ("emoji as pair \ud83d\ude00", "emoji as pair 😀")],
 )
-def test_lone_surrogates_in_a_message_are_logged_losslessly(home: Home, clock, text: str, expected: str | None) -> None:
+def test_lone_surrogates_in_a_message_never_reach_the_log(home: Home, clock, text: str, expected: str) -> None:
+    """They would make every later turn fail in the tokenizer; U+FFFD keeps the rest of the message."""
     log = DayLog(home.days, clock)
     record = log.append("user", text)
-    assert [r.text for r in log.read_day(record.day).records] == [expected or text]
+    assert record.text == expected
+    assert [r.text for r in log.read_day(record.day).records] == [expected]
+
+
+def test_a_lone_surrogate_escape_written_by_another_tool_reads_as_replacement(home: Home, clock) -> None:
+    log = DayLog(home.days, clock)
+    path = log.path_for(clock().date())
+    path.parent.mkdir(parents=True)
+    path.write_text('{"id":"2026-11-29#1","ts":"2026-11-29T10:00:00+01:00","role":"user","text":"a\\ud800b"}\n', encoding="utf-8")
+    assert [r.text for r in log.read_day(clock().date()).records] == ["a\ufffdb"]
 
 
 def test_crlf_file_keeps_its_line_endings_through_edits(home: Home) -> None:
