@@ -5,6 +5,8 @@ from __future__ import annotations
 import struct
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from companion.errors import ModelNotFoundError, NotAGGUFError
 from companion.llm.gguf import check_gguf, read_gguf
@@ -47,3 +49,37 @@ def test_minimal_hand_built_header(tmp_path):
     path.write_bytes(data)
     info = read_gguf(path)
     assert info.architecture == "qwen2" and info.chat_template is None
+
+
+def test_zero_byte_file(tmp_path):
+    empty = tmp_path / "empty.gguf"
+    empty.write_bytes(b"")
+    with pytest.raises(NotAGGUFError, match="not a GGUF"):
+        read_gguf(empty)
+
+
+def test_parameters_and_data_end_of_the_embedded_model(tiny_model_path):
+    info = read_gguf(tiny_model_path)
+    assert 130_000_000 < info.parameter_count < 140_000_000
+    assert info.data_end == info.file_size  # the last tensor ends exactly at the end of the file
+    assert info.size_label == "135M"
+
+
+def test_file_cut_inside_the_tensor_data_is_incomplete(tmp_path, tiny_model_path):
+    data = tiny_model_path.read_bytes()
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(data[: len(data) - 1000])
+    with pytest.raises(NotAGGUFError, match="incomplete.*interrupted download"):
+        read_gguf(cut)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.binary(max_size=400))
+def test_random_bytes_after_the_magic_never_crash(tmp_path, tail):
+    path = tmp_path / "fuzz.gguf"
+    path.write_bytes(b"GGUF" + tail)
+    try:
+        info = read_gguf(path)
+    except NotAGGUFError:
+        return
+    assert info.data_end <= info.file_size
