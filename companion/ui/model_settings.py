@@ -269,6 +269,13 @@ class ModelDialog(QDialog):
         form.addRow(self.tr("Model name:"), self.name_edit)
         form.addRow(self.tr("API key:"), self.key_edit)
         form.addRow(self.tr("Timeout:"), self.timeout_spin)
+        self.server_ctx = QSpinBox()
+        self.server_ctx.setRange(0, 1_048_576)
+        self.server_ctx.setSingleStep(1024)
+        self.server_ctx.setSpecialValueText(self.tr("Ask the server (else 4096)"))
+        self.server_ctx.setValue(self.model.remote_n_ctx)
+        self.server_ctx.setToolTip(self.tr("The context size the server runs the model with; prompts are kept within it."))
+        form.addRow(self.tr("Context size (tokens):"), self.server_ctx)
         row = QHBoxLayout()
         self.test_button = QPushButton(self.tr("Test connection"))
         self.test_button.clicked.connect(self.test_connection)
@@ -512,6 +519,7 @@ class ModelDialog(QDialog):
             model.backend, model.base_url = "openai", url
             model.model_name = self.name_edit.text().strip()
             model.remote_timeout_s = self.timeout_spin.value()
+            model.remote_n_ctx = self.server_ctx.value()
             try:
                 self.keystore.set(url, self.key_edit.text().strip())
             except CompanionError as exc:

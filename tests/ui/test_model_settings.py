@@ -125,9 +125,11 @@ def test_server_settings_and_key_are_saved(dialog, window):
     dialog.url_edit.setText("http://192.168.1.20:11434/v1")
     dialog.name_edit.setText("qwen2.5:14b")
     dialog.key_edit.setText("sk-local")
+    dialog.server_ctx.setValue(8192)
     dialog.accept()
     saved = load_settings(window.home.settings_file).model
     assert (saved.backend, saved.base_url, saved.model_name) == ("openai", "http://192.168.1.20:11434/v1", "qwen2.5:14b")
+    assert saved.remote_n_ctx == 8192
     assert "sk-local" not in window.home.settings_file.read_text()
     assert KeyStore(window.home, use_keyring=False).get("http://192.168.1.20:11434/v1") == "sk-local"
 
