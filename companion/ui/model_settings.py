@@ -1,4 +1,4 @@
-"""Settings > Model…: the model library, downloads, CPU/GPU settings, a model server; and the status-bar model label."""
+"""Settings > Model…: the model library, downloads, CPU/GPU settings and a model server."""
 
 from __future__ import annotations
 
@@ -48,28 +48,11 @@ GPU_CHOICES = (("Auto (as many layers as fit)", GPU_LAYERS_AUTO), ("CPU only", 0
 
 
 def install(window: Any) -> None:
-    """Settings > Model… and a permanent status-bar label saying which model runs where."""
+    """Settings > Model… (the window's own status bar already names the model and its device)."""
     action = QAction(window.tr("&Model…"), window)
     action.setObjectName("modelSettingsAction")
     action.triggered.connect(lambda: open_dialog(window))
     window.menu("&Settings").addAction(action)
-    label = QLabel(window.tr("Model: loading…"))
-    label.setObjectName("modelStatusLabel")
-    window.add_status_widget(label)
-    window.backend_changed.connect(lambda backend: _show_backend(label, backend))
-    _show_backend(label, window.backend)
-    window.model_status_label = label
-
-
-def _show_backend(label: QLabel, backend: Any) -> None:
-    if backend is None:
-        label.setText(label.tr("Model: not loaded"))
-        label.setToolTip("")
-        return
-    info = backend.info
-    label.setText(label.tr("Model: {name} · {device}").format(name=info.name, device=info.device))
-    tips = [info.path] + list(info.warnings)
-    label.setToolTip("\n".join(t for t in tips if t))
 
 
 def open_dialog(window: Any, keystore: KeyStore | None = None) -> "ModelDialog":
@@ -163,6 +146,7 @@ class ModelDialog(QDialog):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
+        self.table.setMinimumHeight(130)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.itemSelectionChanged.connect(self._update_estimate)

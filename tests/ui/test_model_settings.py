@@ -15,7 +15,6 @@ import pytest
 
 from companion.llm.apikeys import KeyStore
 from companion.llm.hardware import GPU_LAYERS_ALL, Capabilities, GpuDevice
-from companion.llm.scripted import ScriptedBackend
 from companion.settings import load_settings
 from companion.ui import model_settings
 from companion.ui.model_settings import ModelDialog
@@ -48,14 +47,13 @@ def dialog(window, qtbot) -> Iterator[ModelDialog]:
     dlg.stop_jobs()
 
 
-def test_menu_action_and_status_label_follow_the_backend(window, qtbot):
-    actions = [a.objectName() for a in window.menu("&Settings").actions()]
-    assert "modelSettingsAction" in actions
-    backend = ScriptedBackend()
-    backend.info.device = "GPU (all 31 layers)"
-    with qtbot.waitSignal(window.backend_changed, check_params_cb=lambda b: b is backend):
-        window.use_backend(backend)
-    assert window.model_status_label.text() == "Model: scripted · GPU (all 31 layers)"
+def test_menu_action_opens_the_dialog(window, qtbot):
+    action = next(a for a in window.menu("&Settings").actions() if a.objectName() == "modelSettingsAction")
+    action.trigger()
+    dialog = window.findChild(ModelDialog)
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.table.rowCount() == 1
+    dialog.reject()
 
 
 def test_table_lists_the_embedded_model_with_metadata(dialog):
