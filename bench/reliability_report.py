@@ -58,9 +58,15 @@ def races(count: int, scratch: Path) -> int:
 def fuzz(examples: int) -> int:
     os.environ["COMPANION_FUZZ_EXAMPLES"] = str(examples)
     sys.path.insert(0, str(TESTS))
-    module = importlib.import_module("test_fuzz_parsers")
     failures = 0
-    print(f"\n{'fuzz target':<28}{'examples':>9}{'failed':>8}")
+    print(f"\n{"fuzz target":<32}{'examples':>9}{'failed':>8}")
+    for module_name in ("test_fuzz_parsers", "test_fuzz_importers"):
+        failures += _fuzz_module(importlib.import_module(module_name))
+    return failures
+
+
+def _fuzz_module(module: object) -> int:
+    failures = 0
     for name in sorted(n for n in dir(module) if n.startswith("test_")):
         before = dict(module.EXAMPLES)
         failed = 0
@@ -72,7 +78,7 @@ def fuzz(examples: int) -> int:
         failures += failed
         for target, total in module.EXAMPLES.items():
             if total != before.get(target, 0):
-                print(f"{target:<28}{total - before.get(target, 0):>9}{failed:>8}")
+                print(f"{target:<32}{total - before.get(target, 0):>9}{failed:>8}")
     return failures
 
 
