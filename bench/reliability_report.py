@@ -59,7 +59,7 @@ def fuzz(examples: int) -> int:
     os.environ["COMPANION_FUZZ_EXAMPLES"] = str(examples)
     sys.path.insert(0, str(TESTS))
     failures = 0
-    print(f"\n{"fuzz target":<32}{'examples':>9}{'failed':>8}")
+    print(f"\n{'fuzz target':<32}{'examples':>9}{'failed':>8}")
     for module_name in ("test_fuzz_parsers", "test_fuzz_importers"):
         failures += _fuzz_module(importlib.import_module(module_name))
     return failures
