@@ -34,6 +34,7 @@ class ModelSettings:
 class MemorySettings:
     prompt_budget_tokens: int = 1500  # long-term files + recalled snippets
     history_keep: int = 200  # snapshots kept per long-term file
+    auto_learn: bool = True  # learn facts from the last exchange between nights
 
 
 @dataclass

@@ -86,6 +86,8 @@ class Agent:
         self._base = template_text("base_instructions.md")
         self._bootstrap = template_text("BOOTSTRAP.md")
         self._busy = threading.Lock()
+        self._pending_exchange: tuple[Record, Record | None, bool] | None = None
+        self.learner = self._make_learner() if self.settings.memory.auto_learn else None
         self._fit: P.MemoryFit | None = None
         self._fit_key: tuple[object, ...] | None = None
         self.recall = install_recall(self)
@@ -99,6 +101,11 @@ class Agent:
     def cancel(self) -> None:
         if self.backend is not None:
             self.backend.cancel()
+
+    def _make_learner(self) -> Any:
+        from companion.sleep.learn import DaytimeLearner  # the same validation as the nightly job
+
+        return DaytimeLearner(self.store, self._background_backend, self.clock, after_model=self.prefill_prefix)
 
     # -- prompt --------------------------------------------------------------
 
@@ -172,13 +179,33 @@ class Agent:
         return messages
 
     def prefill(self) -> None:
-        """Evaluate the stable prefix (system + history) now, while the user is idle or typing."""
+        """Idle-time work: learn from the last exchange, then evaluate the stable prefix
+        (system + history) so the next reply starts without the cold prompt evaluation."""
+        self.learn_pending()
+        self.prefill_prefix()
+
+    def prefill_prefix(self) -> None:
         if self.backend is None:
             return
         try:
             self.backend.prefill(self.build_messages(None))
         except CompanionError as exc:
             log.warning("Background prefill failed: %s", exc)
+
+    def learn_pending(self) -> None:
+        """Run daytime learning on the exchange that just ended (once)."""
+        pending, self._pending_exchange = self._pending_exchange, None
+        if pending is None or self.learner is None:
+            return
+        try:
+            self.learner.after_turn(*pending)
+        except CompanionError as exc:
+            log.warning("Daytime learning failed: %s", exc)
+
+    def _background_backend(self) -> Backend | None:
+        """A view of the model that yields to chat, when the model is shared that way."""
+        shared = getattr(self.backend, "shared", None)
+        return shared.background() if shared is not None else None
 
     # -- a turn --------------------------------------------------------------
 
@@ -236,7 +263,12 @@ class Agent:
         final = {"role": "user", "content": P.render_final_user(user_record, blocks, notes, previous)}
         try:
             extra = {"recalled": recalled} if recalled else {}
-            yield from self._generate(self.build_messages(final, exclude_id=user_record.id), **extra)
+            reply, used_tool = None, False
+            for event in self._generate(self.build_messages(final, exclude_id=user_record.id), **extra):
+                used_tool = used_tool or event.kind == "tool"
+                reply = event.record if event.kind == "done" else reply
+                yield event
+            self._pending_exchange = (user_record, reply, used_tool)
         except ModelError as exc:
             self._fire("error")
             self.daylog.append("event", f"Reply failed: {exc}")

@@ -29,15 +29,17 @@ def run(args: argparse.Namespace) -> int:
         except CompanionError as exc:
             print(f"Cannot load the model: {exc}", file=sys.stderr)
             return 2
+        # Chat goes first; daytime learning uses the same model in the background.
+        chat_backend = SharedBackend(backend).foreground(owner=True)
         try:
-            agent = Agent(runtime.home, backend, runtime.settings)
+            agent = Agent(runtime.home, chat_backend, runtime.settings)
             for warning in backend.info.warnings:
                 print(f"Warning: {warning}", file=sys.stderr)
             print(f"Companion — {backend.info.name} on {backend.info.device}. /quit to exit, Ctrl-C stops a reply.", file=out)
             agent.start()
             return repl(agent, sys.stdin, out, interactive=sys.stdin.isatty())
         finally:
-            backend.close()
+            chat_backend.close()
 
 
 def _warm(agent: Agent) -> threading.Thread:

@@ -185,7 +185,9 @@ def rewrite_refusal(old_body: str, new_body: str) -> str | None:
     return None
 
 
-def apply_file(store: LongTermStore, name: str, ops: list[Op], ctx: Context, *, dry_run: bool = False) -> list[Outcome]:
+def apply_file(
+    store: LongTermStore, name: str, ops: list[Op], ctx: Context, *, dry_run: bool = False, actor: str = "sleep"
+) -> list[Outcome]:
     """Plan and write one file with compare-and-swap, re-planning if someone edited it meanwhile."""
     for _attempt in range(CONFLICT_RETRIES):
         doc = store.read(name)
@@ -201,7 +203,7 @@ def apply_file(store: LongTermStore, name: str, ops: list[Op], ctx: Context, *, 
         if dry_run or body == doc.body:
             return outcomes
         try:
-            store.write(name, doc.with_body(body), doc.sha, actor="sleep")
+            store.write(name, doc.with_body(body), doc.sha, actor=actor)
         except ConflictError:
             log.info("%s changed while the sleep job wrote it; planning again", name)
             continue

@@ -11,7 +11,11 @@ from companion.sleep.dates import find_dates
 from companion.sleep.ops import Op
 
 _SENTENCE = re.compile(r"(?<=[.!?。！？;；])\s*|\n+")
-_STOP = re.compile(r"(?:,|，|;|；)?\s+(?:but|because|since|so|although|though|and then|which)\b.*$|[，,](?:但|因为|所以|不过).*$", re.I)
+_STOP = re.compile(
+    r"(?:,|，|;|；)?\s+(?:but|because|since|so|although|though|and then|which|by the way|btw|anyway|haha|lol)\b.*$"
+    r"|[，,](?:但|因为|所以|不过|顺便).*$",
+    re.I,
+)
 _TEMPORAL = re.compile(r"\s+(?:(?:last|this|next) (?:week|month|year|night|weekend)|yesterday|today|tonight|tomorrow|recently|lately|now)$", re.I)
 _ABBREV = re.compile(r"\b(St|Dr|Mr|Mrs|Ms|Prof|Jr|Sr|Mt|e\.g|i\.e|etc|vs)\.", re.I)
 _DOT = "\u2024"
