@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.agent.turn import Agent
+from companion.agent.turn import Agent, TurnEvent
+from companion.errors import CompanionError
 from companion.llm.scripted import ScriptedBackend
 from companion.memory.longterm import LongTermStore
 from companion.memory.skill_export import export_memory
@@ -85,3 +86,40 @@ def test_files_under_the_home_are_private(home: Home, clock) -> None:
         if path.is_file() and mode & 0o077:
             exposed.append(f"{path.relative_to(home.root)} {oct(mode)}")
     assert exposed == [], "\n".join(exposed)
+
+
+def test_the_remote_api_key_stays_out_of_logs_exports_and_errors(
+    home: Home, clock, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+    import zipfile
+
+    from companion.llm.apikeys import KeyStore
+    from companion.llm.remote import RemoteBackend
+    from companion.memory.skill_export import ExportOptions
+    from companion.settings import ModelSettings
+
+    key = "sk-live-SECRET0123456789abcdefXYZ"
+    settings = ModelSettings(backend="openai", base_url="http://127.0.0.1:9/v1", model_name="m", remote_timeout_s=2)
+    keys = KeyStore(home, use_keyring=False)
+    keys.set(settings.base_url, key)
+    caplog.set_level(logging.DEBUG)
+    with pytest.raises(CompanionError) as failed:  # nothing listens on port 9
+        RemoteBackend.from_settings(settings, api_key=keys.get(settings.base_url))
+    agent = Agent(home, None, clock=clock)
+    events = list(agent.run_turn("hello over there"))
+    events.append(TurnEvent("error", text=str(failed.value)))
+    export_memory(home, tmp_path / "out.zip", ExportOptions(as_zip=True, include_logs=True))
+    exported = b""
+    with zipfile.ZipFile(tmp_path / "out.zip") as archive:
+        for name in archive.namelist():
+            exported += archive.read(name)
+    assert key not in " ".join(e.text for e in events) and key not in repr(failed.value.__cause__)
+    assert key not in caplog.text
+    assert key.encode() not in exported
+    for path in home.memory.rglob("*"):
+        if path.is_file():
+            assert key.encode() not in path.read_bytes(), path
+    key_file = home.state / "api_keys.json"
+    if key_file.exists() and os.name == "posix":
+        assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
