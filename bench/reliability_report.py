@@ -32,7 +32,7 @@ def harness(*args: str) -> dict:
 def crash_loops(seconds: float, scratch: Path) -> int:
     bad = 0
     print(f"{'crash loop':<22}{'iterations':>11}{'violations':>11}  details")
-    for target in ("daylog", "longterm", "sleep", "export"):
+    for target in ("daylog", "longterm", "sleep", "export", "import"):
         result = harness("crash", target, str(scratch / f"crash-{target}" / "home"), "--iterations", "100000",
                          "--seconds", str(seconds))
         bad += result["violations"]

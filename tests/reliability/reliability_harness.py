@@ -336,15 +336,70 @@ class ExportLoop:
         self.counts["partial exports left in the destination"] = sum(1 for p in self.dest.glob("*/.*partial-*"))
 
 
+# -- target: import (merge) ----------------------------------------------------------------
+
+
+class ImportLoop:
+    max_delay = 0.1
+
+    def __init__(self, home: Home, rng: random.Random) -> None:
+        from companion.memory.skill_export import ExportOptions, export_memory
+
+        self.home, self.rng = home, rng
+        source = Home(home.root.parent / "source-home")
+        ensure_home(source)
+        log = DayLog(source.days)
+        store = LongTermStore(source)
+        for i in range(60):
+            log.append("user", f"imported message {i:03d}")
+            if i % 2 == 0:
+                store.append("MEMORY.md", f"- Imported fact {i:03d} (2026-11-29#{i + 1})", "## Facts")
+        self.archive = home.root.parent / "source.zip"
+        export_memory(source, self.archive, ExportOptions(as_zip=True, include_logs=True))
+        self.completed = False
+        self.counts = {"imports finished": 0, "imports killed": 0}
+
+    def work(self, ack: Callable[[str], None]) -> None:
+        from companion.memory.skill_import import import_memory
+
+        import_memory(self.home, self.archive, "merge")
+        ack("done")
+
+    def after_kill(self, acked: list[str], result: Result) -> None:
+        self.counts["imports finished" if acked else "imports killed"] += 1
+        self.completed = self.completed or bool(acked)
+
+    def check(self, result: Result) -> None:
+        store = LongTermStore(self.home)
+        try:
+            memory = store.read("MEMORY.md").body
+            for name in LONG_TERM_FILES:
+                store.read(name)
+        except Exception as exc:  # noqa: BLE001 - any failure to parse is the violation
+            result.violate(f"unreadable after a killed import: {exc}")
+            return
+        log = DayLog(self.home.days)
+        texts = [r.text for day in log.days() for r in log.read_day(day).records]
+        for i in range(60):
+            seen = texts.count(f"imported message {i:03d}")
+            if seen > 1 or (self.completed and seen != 1):
+                result.violate(f"imported message {i:03d} appears {seen} times")
+            if i % 2 == 0:
+                facts = memory.count(f"Imported fact {i:03d}")
+                if facts > 1 or (self.completed and facts != 1):
+                    result.violate(f"imported fact {i:03d} appears {facts} times")
+
+
 def _snapshot(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-TARGETS: dict[str, Callable[[Home, random.Random], DayLogLoop | LongTermLoop | SleepLoop | ExportLoop]] = {
+TARGETS: dict[str, Callable[[Home, random.Random], DayLogLoop | LongTermLoop | SleepLoop | ExportLoop | ImportLoop]] = {
     "daylog": DayLogLoop,
     "longterm": LongTermLoop,
     "sleep": SleepLoop,
     "export": ExportLoop,
+    "import": ImportLoop,
 }
 
 

@@ -1,4 +1,4 @@
-"""Kill -9 at random moments during appends, edits, a sleep run and an export; nothing acknowledged is lost.
+"""Kill -9 at random moments during appends, edits, a sleep run, an export and an import; nothing acknowledged is lost.
 
 Each loop is bounded (iterations and seconds). A longer soak: COMPANION_SOAK_SECONDS=600 pytest tests/reliability,
 or bench/reliability_report.py.
@@ -30,7 +30,7 @@ def run_harness(*args: str, timeout: float) -> dict:
 
 @pytest.mark.parametrize(
     ("target", "iterations", "seconds", "minimum"),
-    [("daylog", 300, 8, 80), ("longterm", 200, 7, 50), ("sleep", 120, 6, 25), ("export", 60, 4, 12)],
+    [("daylog", 300, 8, 80), ("longterm", 200, 7, 50), ("sleep", 120, 6, 25), ("export", 60, 4, 12), ("import", 150, 5, 20)],
 )
 def test_crash_loop_loses_nothing(tmp_path: Path, target: str, iterations: int, seconds: float, minimum: int) -> None:
     if SOAK:
