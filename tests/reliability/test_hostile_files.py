@@ -88,3 +88,17 @@ def test_lone_surrogate_from_a_tool_is_saved_as_replacement_character(home: Home
     saved = home.long_term("MEMORY.md").read_text(encoding="utf-8")
     assert "- odd \ufffd text, emoji 😀" in saved
     assert store.read("MEMORY.md").sha == doc.sha  # the writer's view matches the disk, so the next CAS works
+
+
+@pytest.mark.model
+@pytest.mark.xfail(strict=True, reason="the prompt passes U+DCxx escapes of non-UTF-8 bytes to the tokenizer, which cannot encode them")
+def test_a_memory_file_with_bytes_that_are_not_utf8_does_not_break_chat(home: Home, clock, tiny_backend) -> None:
+    from companion.agent.turn import Agent
+    from companion.settings import Settings
+
+    path = home.long_term("MEMORY.md")
+    path.write_bytes(path.read_bytes() + "- 喜欢喝茶\n".encode("gbk"))  # saved as GBK by another editor
+    settings = Settings()
+    settings.model.max_reply_tokens = 4
+    events = list(Agent(home, tiny_backend, settings, clock=clock).run_turn("hi"))
+    assert events[-1].kind == "done"
