@@ -113,11 +113,16 @@ class RemoteBackend:
         return headers
 
     def _open(self, method: str, path: str, body: dict[str, Any] | None, timeout: float, retry: bool = True):
-        """Send a request; retry when the server cannot be reached. Returns (connection, response)."""
+        """Send a request; retry while the server cannot be reached. Returns (connection, response).
+
+        A request that timed out after it was sent is not repeated: the server may still be working on it.
+        """
         payload = json.dumps(body).encode("utf-8") if body is not None else None
         attempts = self._retries + 1 if retry else 1
         last: Exception | None = None
         for attempt in range(attempts):
+            if attempt:
+                time.sleep(0.5 * attempt)
             conn = self._connect(min(timeout, CONNECT_TIMEOUT))
             try:
                 conn.connect()
@@ -125,13 +130,15 @@ class RemoteBackend:
                     conn.sock.settimeout(timeout)
                 conn.request(method, path, body=payload, headers=self._headers())
                 return conn, conn.getresponse()
-            except (ConnectionError, socket.timeout, OSError, http.client.HTTPException) as exc:
+            except socket.timeout as exc:
+                sent = conn.sock is not None
                 conn.close()
                 last = exc
-                if isinstance(exc, socket.timeout) and attempt > 0:
+                if sent:
                     break
-                if attempt + 1 < attempts:
-                    time.sleep(0.5 * (attempt + 1))
+            except (OSError, http.client.HTTPException) as exc:
+                conn.close()
+                last = exc
         raise RemoteServerError(self._describe_unreachable(last)) from last
 
     def _describe_unreachable(self, exc: Exception | None) -> str:

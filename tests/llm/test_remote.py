@@ -184,6 +184,7 @@ class FakeServer:
         self.auth: list[str] = []
         self.reject_tools = False
         self.stall = 0.0
+        self.delay_response = 0.0
 
 
 def _fake_handler(state: FakeServer) -> type[BaseHTTPRequestHandler]:
@@ -217,23 +218,28 @@ def _fake_handler(state: FakeServer) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             state.bodies.append(body)
+            if state.delay_response:
+                time.sleep(state.delay_response)
             if self.path != "/v1/chat/completions":
                 self._json(404, {"error": "not found"})
                 return
             if state.reject_tools and "tools" in body:
                 self._json(400, {"error": {"message": "tools are not supported"}})
                 return
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Connection", "close")
-            self.end_headers()
             self.close_connection = True
-            for event in state.events:
-                self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
-                self.wfile.flush()
-            if state.stall:
-                time.sleep(state.stall)
-            self.wfile.write(b"data: [DONE]\n\n")
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                for event in state.events:
+                    self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+                    self.wfile.flush()
+                if state.stall:
+                    time.sleep(state.stall)
+                self.wfile.write(b"data: [DONE]\n\n")
+            except OSError:  # the client gave up (timeout tests)
+                pass
 
     return Handler
 
@@ -250,3 +256,15 @@ def fake_server() -> Iterator[FakeServer]:
     server.shutdown()
     server.server_close()
     thread.join(timeout=5)
+
+
+def test_a_request_that_times_out_is_not_sent_twice(fake_server):
+    backend = RemoteBackend(fake_server.url, retries=2, timeout_s=0.5)
+    fake_server.delay_response = 2.0
+    before = len(fake_server.bodies)
+    started = time.perf_counter()
+    with pytest.raises(RemoteServerError, match="did not answer in time"):
+        collect(backend.stream_chat(MESSAGES, GenerationOptions()))
+    assert time.perf_counter() - started < 1.9
+    time.sleep(0.1)
+    assert len(fake_server.bodies) - before == 1
