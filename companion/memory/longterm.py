@@ -61,6 +61,15 @@ def _encodable(text: str) -> str:
     return _LONE_SURROGATE.sub("\ufffd", text)
 
 
+def _occurrences(text: str, sub: str) -> int:
+    """How many places `sub` starts at, overlaps included ('##' is in '###' twice, so it is ambiguous)."""
+    count, at = 0, text.find(sub)
+    while at != -1:
+        count += 1
+        at = text.find(sub, at + 1)
+    return count
+
+
 class LongTermStore:
     """Every change goes through `write`: lock, compare hashes, snapshot, atomic write, notify."""
 
@@ -215,7 +224,7 @@ class LongTermStore:
         def change(doc: Document) -> str:
             if not old_string:
                 raise NoMatchError("old_string is empty: quote the exact text to replace.")
-            count = doc.body.count(old_string)
+            count = _occurrences(doc.body, old_string)
             if count == 0:
                 raise NoMatchError(
                     f"old_string was not found in {doc.name}. Read the file again and copy the text exactly."

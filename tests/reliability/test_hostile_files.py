@@ -102,3 +102,13 @@ def test_a_memory_file_with_bytes_that_are_not_utf8_does_not_break_chat(home: Ho
     settings.model.max_reply_tokens = 4
     events = list(Agent(home, tiny_backend, settings, clock=clock).run_turn("hi"))
     assert events[-1].kind == "done"
+
+
+def test_an_old_string_that_overlaps_itself_is_ambiguous(home: Home) -> None:
+    from companion.errors import AmbiguousMatchError
+
+    store = LongTermStore(home)
+    store.replace_all("MEMORY.md", "### Detail\n")
+    with pytest.raises(AmbiguousMatchError, match="2 times"):
+        store.edit("MEMORY.md", "##", "#0")  # starts at 0 and at 1: which one was meant?
+    assert store.read("MEMORY.md").body == "### Detail\n"
