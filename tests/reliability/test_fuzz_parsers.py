@@ -8,11 +8,12 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from companion.agent.tools import ToolExecutor
-from companion.errors import CompanionError, StorageError
+from companion.errors import AmbiguousMatchError, CompanionError, StorageError
 from companion.llm.base import ToolCall
 from companion.memory import sections
 from companion.memory.daylog import DayLog, read_file
@@ -187,7 +188,9 @@ def test_edit_changes_exactly_the_matched_span(front: str, body: str, new: str, 
     start = data.draw(st.integers(0, len(doc.body) - 1))
     end = data.draw(st.integers(start + 1, len(doc.body)))
     old = doc.body[start:end]
-    if doc.body.count(old) != 1:
+    if doc.body.find(old, doc.body.find(old) + 1) != -1:  # found twice, overlaps included
+        with pytest.raises(AmbiguousMatchError):
+            store.edit("MEMORY.md", old, new, expected_sha=doc.sha)
         return
     after = store.edit("MEMORY.md", old, new, expected_sha=doc.sha)
     assert after.raw == doc.front + doc.body[:start] + new + doc.body[end:]
