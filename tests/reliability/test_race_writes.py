@@ -65,3 +65,43 @@ def test_a_second_instance_is_refused_and_a_killed_one_frees_the_home(home: Home
         holder.stdout.close()
     with open_home(home.root) as runtime:  # a stale lock never locks the user out
         assert runtime.lock is not None
+
+
+def test_the_real_sleep_job_racing_the_editor_loses_nothing(home: Home, clock) -> None:
+    import threading
+
+    from companion.memory.daylog import DayLog
+    from companion.sleep.job import SleepJob
+
+    log = DayLog(home.days, clock)
+    for i in range(20):
+        log.append("user", f"I decided to plant {i} tulip bulbs by the gate.")
+        log.append("user", f"I like variety {i:03d} of apples.")
+    clock.advance(days=1)
+    stop = threading.Event()
+    saved: list[str] = []
+    conflicts: list[int] = []
+
+    def editor() -> None:  # the memory pane saving as fast as it can, reloading on conflict
+        store = LongTermStore(home)
+        while not stop.is_set() or len(saved) < 4:
+            for name in ("MEMORY.md", "USER.md"):
+                line = f"- typed by the user {len(saved):05d}"
+                doc = store.read(name)
+                try:
+                    store.write(name, doc.with_body(doc.body + line + "\n"), doc.sha, "user")
+                    saved.append(line)
+                except ConflictError:
+                    conflicts.append(1)
+
+    thread = threading.Thread(target=editor)
+    thread.start()
+    try:
+        SleepJob(home, None, clock=clock).run()
+    finally:
+        stop.set()
+        thread.join()
+    store = LongTermStore(home)
+    text = store.read("MEMORY.md").body + store.read("USER.md").body
+    assert [line for line in saved if text.count(line) != 1] == []
+    assert all(f"plant {i} tulip" in text and f"variety {i:03d}" in text for i in range(20))
