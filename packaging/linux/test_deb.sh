@@ -12,7 +12,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 step() { echo "== $*"; }
 
 [ "$(id -u)" = 0 ] || fail "run as root (it installs and removes a package)"
-for tool in apt-get dpkg xvfb-run xdotool import; do
+for tool in apt-get dpkg xvfb-run xdotool import identify; do
   command -v "$tool" >/dev/null || fail "$tool is missing: apt-get install xvfb xdotool imagemagick"
 done
 if [ -z "$DEB" ]; then
@@ -57,7 +57,7 @@ if sync && echo 3 >/proc/sys/vm/drop_caches 2>/dev/null; then cache=cold; else c
 xvfb-run -a -s "-screen 0 1280x800x24" bash -c '
   set -u
   start=$(date +%s.%N)
-  companion >"$1/app.log" 2>&1 &
+  QT_QPA_PLATFORM=xcb companion >"$1/app.log" 2>&1 &  # a real X11 window, whatever the caller set
   pid=$!
   wid=$(timeout 120 xdotool search --sync --onlyvisible --name "Companion" | head -1) || { echo "no window"; kill $pid; exit 1; }
   shown=$(date +%s.%N)
@@ -70,6 +70,9 @@ xvfb-run -a -s "-screen 0 1280x800x24" bash -c '
   if kill -0 $pid 2>/dev/null; then echo "ctrl+q did not quit; sending SIGTERM" >>"$1/app.log"; kill $pid; fi
   wait $pid; echo "exit status $?" >>"$1/app.log"
 ' _ "$OUT" || { cat "$OUT/app.log" 2>/dev/null; fail "the installed app did not show its window"; }
+# A window that painted has many colours; an empty screen has one.
+colours="$(identify -format %k "$OUT/window.png")"
+[ "$colours" -ge 50 ] || fail "the screenshot is nearly blank ($colours colours): the window did not paint"
 read -r t0 t1 <"$OUT/start-times.txt"
 start_s="$(python3 -c "print(f'{$t1 - $t0:.2f}')")"
 if grep -E "Traceback|Error|QThread: Destroyed" "$OUT/app.log"; then fail "the app printed errors (see $OUT/app.log)"; fi
