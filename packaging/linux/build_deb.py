@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+from datetime import date
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -134,6 +135,12 @@ def lay_out(app: Path, stage: Path, version: str, arch: str) -> None:
     scalable = stage / "usr/share/icons/hicolor/scalable/apps"
     scalable.mkdir(parents=True)
     shutil.copy(icons / "companion.svg", scalable / "companion.svg")
+    metainfo = stage / "usr/share/metainfo"
+    metainfo.mkdir(parents=True)
+    template = (HERE / "companion.metainfo.xml").read_text(encoding="utf-8")
+    (metainfo / "companion.metainfo.xml").write_text(
+        template.replace("@VERSION@", version).replace("@DATE@", date.today().isoformat()), encoding="utf-8"
+    )
     docs = stage / "usr/share/doc/companion"
     docs.mkdir(parents=True)
     shutil.copy(HERE / "copyright", docs / "copyright")
@@ -154,6 +161,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--python", default=sys.executable, help="Python with Companion, PyInstaller and the model installed")
     parser.add_argument("--app", type=Path, help="use this frozen one-folder app instead of running PyInstaller")
     parser.add_argument("--out", type=Path, default=ROOT / "dist")
+    parser.add_argument(
+        "--compress", choices=("xz", "zstd", "gzip"), default="xz", help="xz: smallest download (default); zstd: much faster to build"
+    )
     args = parser.parse_args(argv)
 
     version = project_version()
@@ -165,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     lay_out(app, stage, version, arch)
     args.out.mkdir(parents=True, exist_ok=True)
     deb = args.out / f"companion_{version}_{arch}.deb"
-    subprocess.run(["dpkg-deb", "--root-owner-group", "-Zxz", "--build", str(stage), str(deb)], check=True)
+    subprocess.run(["dpkg-deb", "--root-owner-group", f"-Z{args.compress}", "--build", str(stage), str(deb)], check=True)
     print(f"{deb} ({deb.stat().st_size / 1e6:.0f} MB, installs {installed_size_kib(stage) / 1024:.0f} MiB)")
     return 0
 

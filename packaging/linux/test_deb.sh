@@ -39,6 +39,7 @@ apt-get install -y -qq "$DEB" >"$OUT/apt-install.log" 2>&1 || { cat "$OUT/apt-in
 for size in 16 32 48 128 256 512; do
   [ -f "/usr/share/icons/hicolor/${size}x${size}/apps/companion.png" ] || fail "icon ${size}px missing"
 done
+[ -f /usr/share/metainfo/companion.metainfo.xml ] || fail "AppStream metadata missing"
 if command -v desktop-file-validate >/dev/null; then
   desktop-file-validate /usr/share/applications/companion.desktop || fail "desktop entry does not validate"
 fi
@@ -91,6 +92,7 @@ dpkg -s companion >/dev/null 2>&1 && fail "companion is still known to dpkg afte
 [ ! -e /opt/companion ] || fail "/opt/companion left behind"
 [ ! -e /usr/bin/companion ] || fail "/usr/bin/companion left behind"
 [ ! -e /usr/share/applications/companion.desktop ] || fail "desktop entry left behind"
+[ ! -e /usr/share/metainfo/companion.metainfo.xml ] || fail "AppStream metadata left behind"
 [ "$before" = "$(user_files)" ] || fail "removing the package changed the user's files"
 
 deb_mb="$(du -m "$DEB" | cut -f1)"

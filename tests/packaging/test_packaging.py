@@ -188,6 +188,9 @@ def test_deb_layout(tmp_path: Path, build_deb: ModuleType) -> None:
         assert png_size(stage / f"usr/share/icons/hicolor/{size}x{size}/apps/companion.png") == (size, size)
     assert (stage / "usr/share/icons/hicolor/scalable/apps/companion.svg").is_file()
     assert (stage / "usr/share/applications/companion.desktop").is_file()
+    metainfo = ET.parse(stage / "usr/share/metainfo/companion.metainfo.xml").getroot()
+    assert metainfo.findtext("launchable") == "companion.desktop"
+    assert metainfo.find("releases/release").get("version") == VERSION  # type: ignore[union-attr]
     control = (stage / "DEBIAN/control").read_text(encoding="utf-8")
     fields = dict(line.split(": ", 1) for line in control.splitlines() if line and not line.startswith(" "))
     assert fields["Package"] == "companion" and fields["Version"] == VERSION
