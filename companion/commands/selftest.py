@@ -24,6 +24,7 @@ from companion.settings import ModelSettings
 # Mixed scripts on purpose: the memory round trip must keep non-ASCII text intact.
 PROBE_TEXT = "Self-test note 自检 ✓"
 GENERATE_TOKENS = 8
+REQUIRED_X86_FEATURES = ("avx2", "fma", "f16c")
 
 
 @dataclass
@@ -41,6 +42,35 @@ class SelfTestFailure(Exception):
 def _check_resources() -> str:
     folder = resources_dir()
     return str(folder)
+
+
+def cpu_flags() -> set[str] | None:
+    """The processor's feature flags (Linux only; None where they cannot be read)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith("flags"):
+            return set(line.partition(":")[2].split())
+    return None
+
+
+def _check_cpu() -> str:
+    """llama.cpp built with GGML_NATIVE=OFF still assumes AVX2/FMA/F16C on x86-64; without them it crashes."""
+    machine = platform.machine().lower()
+    if machine not in ("x86_64", "amd64"):
+        return machine
+    flags = cpu_flags()
+    if flags is None:
+        return f"{machine} (features not readable here)"
+    missing = [name.upper() for name in REQUIRED_X86_FEATURES if name not in flags]
+    if missing:
+        raise SelfTestFailure(
+            f"this processor lacks {', '.join(missing)}, which Companion's built-in llama.cpp needs "
+            "(Intel processors from 2013 and AMD from 2015 on have them)."
+        )
+    return f"{machine} with {', '.join(f.upper() for f in REQUIRED_X86_FEATURES)}"
 
 
 def _check_memory(root: Path) -> str:
@@ -95,6 +125,7 @@ def run_steps(model: str | None = None, out: TextIO | None = None) -> list[StepR
     with tempfile.TemporaryDirectory(prefix="companion-selftest-") as tmp:
         # The model comes before Qt: on Windows llama.cpp must load before Qt's DLLs.
         steps: list[tuple[str, Callable[[], str]]] = [
+            ("cpu", _check_cpu),
             ("resources", _check_resources),
             ("memory", lambda: _check_memory(Path(tmp) / "home")),
             ("model", lambda: _check_model(model)),
@@ -102,10 +133,14 @@ def run_steps(model: str | None = None, out: TextIO | None = None) -> list[StepR
         ]
         for name, step in steps:
             start = time.perf_counter()
-            try:
-                detail, ok = step(), True
-            except Exception as exc:  # report every failure, whatever its kind
-                detail, ok = f"{type(exc).__name__}: {exc}", False
+            if name == "model" and not results[0].ok:
+                # Loading llama.cpp on such a processor would kill the process, not raise.
+                detail, ok = "not tried: see the cpu step", False
+            else:
+                try:
+                    detail, ok = step(), True
+                except Exception as exc:  # report every failure, whatever its kind
+                    detail, ok = f"{type(exc).__name__}: {exc}", False
             result = StepResult(name, ok, detail, time.perf_counter() - start)
             results.append(result)
             status = "ok  " if ok else "FAIL"

@@ -21,7 +21,7 @@ def test_self_test_passes_and_leaves_the_home_alone(
     assert cli.main(["--self-test"]) == 0
 
     out = capsys.readouterr().out
-    for step in ("resources", "memory", "model", "qt"):
+    for step in ("cpu", "resources", "memory", "model", "qt"):
         assert any(line.startswith(f"ok   {step}") for line in out.splitlines()), out
     assert "Self-test passed" in out
     assert "tokens" in out
@@ -33,7 +33,7 @@ def test_self_test_passes_and_leaves_the_home_alone(
 def test_temporary_home_is_removed(tiny_model_path: Path) -> None:
     out = io.StringIO()
     results = selftest.run_steps(out=out)
-    assert [r.name for r in results] == ["resources", "memory", "model", "qt"]
+    assert [r.name for r in results] == ["cpu", "resources", "memory", "model", "qt"]
     assert all(r.ok for r in results), out.getvalue()
     memory = next(r for r in results if r.name == "memory")
     tmp_home = Path(memory.detail.rsplit(" in ", 1)[1])
@@ -84,3 +84,25 @@ def test_unwritable_memory_is_a_failed_step(monkeypatch: pytest.MonkeyPatch) -> 
     assert not memory.ok
     assert "No space left" in memory.detail
     assert "FAIL memory" in out.getvalue()
+
+
+def test_processor_without_avx2_is_reported_and_the_model_not_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(selftest.platform, "machine", lambda: "x86_64")
+    monkeypatch.setattr(selftest, "cpu_flags", lambda: {"sse2", "sse4_2", "avx"})
+    loaded: list[object] = []
+    monkeypatch.setattr(selftest, "load_backend", lambda *a, **k: loaded.append(a))
+    out = io.StringIO()
+
+    results = {r.name: r for r in selftest.run_steps(out=out)}
+
+    assert not results["cpu"].ok and "AVX2, FMA, F16C" in results["cpu"].detail
+    assert not results["model"].ok and "cpu" in results["model"].detail
+    assert loaded == []
+    assert results["memory"].ok and results["qt"].ok
+
+
+def test_cpu_flags_on_this_machine() -> None:
+    flags = selftest.cpu_flags()
+    if flags is None:
+        pytest.skip("no /proc/cpuinfo here")
+    assert "fpu" in flags or "fp" in flags  # every x86 and ARM Linux lists its floating point unit
