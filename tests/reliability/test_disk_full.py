@@ -105,3 +105,20 @@ def test_chat_on_a_full_disk_shows_the_error_and_keeps_going(home: Home, clock, 
     assert events[-1].kind == "done" and events[-1].text == "Second reply."
     texts = [r.text for r in agent.daylog.read_day(clock().date()).records if r.role in ("user", "assistant")]
     assert texts == ["hello", "First reply.", "and now?", "Second reply."]
+
+
+def test_the_app_worker_shows_disk_full_and_keeps_serving(home: Home, clock, qtbot, monkeypatch: pytest.MonkeyPatch) -> None:
+    from companion.ui.worker import ModelWorker
+
+    agent = Agent(home, ScriptedBackend(["Still here."]), clock=clock)
+    worker = ModelWorker(agent, loader=lambda settings: agent.backend)
+    worker.auto_prefill = False
+    shown: list[tuple[str, str]] = []
+    worker.event.connect(lambda event: shown.append((event.kind, event.text)))
+    monkeypatch.setattr(os, "write", enospc)
+    worker.run_turn("saved later, please")
+    monkeypatch.setattr(os, "write", REAL_WRITE)
+    assert shown and shown[-1][0] == "error" and "disk is full" in shown[-1][1]
+    shown.clear()
+    worker.run_turn("and now?")
+    assert shown[-1] == ("done", "Still here.")
