@@ -1,7 +1,7 @@
 """Reliability figures: crash-loop iterations and violations, race writes and lost writes,
 fuzz examples per target, hostile-corpus cases and failures.
 
-    .venv/bin/python bench/reliability_report.py [--seconds 30] [--examples 500]
+    .venv/bin/python bench/reliability_report.py [--seconds 30] [--examples 500] [--model]
 
 Longer than the test suite's bounded runs; every figure should read 0 violations / 0 lost / 0 failures.
 """
@@ -82,7 +82,41 @@ def _fuzz_module(module: object) -> int:
     return failures
 
 
-def hostile(scratch: Path) -> int:
+def _real_model_cases(clock_cls: type) -> list:
+    """(label, run) pairs on the embedded model: the corpus, then a night's sleep over it."""
+    from hostile_corpus import REAL_MODEL_MESSAGES, CorpusResult, run_corpus
+
+    from companion.llm.default_model import default_model_path
+    from companion.llm.llama import LlamaBackend
+    from companion.memory.sensitive import find_sensitive
+    from companion.settings import Settings
+    from companion.sleep.job import SleepJob
+
+    backend = LlamaBackend(default_model_path(), n_ctx=2048)
+    settings = Settings()
+    settings.model.max_reply_tokens = 8
+
+    def sleep_run(home):  # noqa: ANN001, ANN202
+        clock = clock_cls()
+        try:
+            corpus = run_corpus(home, lambda: backend, clock, messages=REAL_MODEL_MESSAGES, settings=settings)
+            soul = home.long_term("SOUL.md").read_bytes()
+            clock.advance(days=1)
+            SleepJob(home, backend, clock=clock).run()
+        finally:
+            backend.close()
+        result = CorpusResult(cases=corpus.cases + 1, failures=list(corpus.failures))
+        if home.long_term("SOUL.md").read_bytes() != soul:
+            result.fail("sleep", "SOUL.md changed")
+        for name in ("SOUL.md", "USER.md", "MEMORY.md"):
+            if find_sensitive(home.long_term(name).read_text(encoding="utf-8", errors="replace")):
+                result.fail("sleep", f"{name} holds a secret")
+        return result
+
+    return [("messages + sleep, real model", sleep_run)]
+
+
+def hostile(scratch: Path, with_model: bool) -> int:
     sys.path.insert(0, str(TESTS))
     sys.path.insert(0, str(ROOT / "tests"))
     from conftest import FakeClock
@@ -94,10 +128,13 @@ def hostile(scratch: Path) -> int:
 
     print(f"\n{'hostile corpus':<28}{'cases':>9}{'failures':>10}{'seconds':>9}")
     bad = 0
-    for label, run in (
+    cases = [
         ("messages, scripted model", lambda h: run_corpus(h, lambda: ScriptedBackend(supports_tools=True), FakeClock())),
         ("obedient escaping calls", lambda h: run_escape_calls(h, FakeClock())),
-    ):
+    ]
+    if with_model:
+        cases += _real_model_cases(FakeClock)
+    for label, run in cases:
         home = Home(scratch / label.replace(" ", "-").replace(",", "") / "home")
         ensure_home(home)
         started = time.perf_counter()
@@ -114,6 +151,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=30.0, help="per crash loop")
     parser.add_argument("--races", type=int, default=50, help="writes per writer in the races")
     parser.add_argument("--examples", type=int, default=500, help="Hypothesis examples per fuzz target")
+    parser.add_argument("--model", action="store_true", help="also run the hostile corpus and a sleep on the embedded model (minutes)")
     args = parser.parse_args()
     logging.disable(logging.WARNING)
     with tempfile.TemporaryDirectory(prefix="companion-reliability-") as folder:
@@ -121,7 +159,7 @@ def main() -> int:
         bad = crash_loops(args.seconds, scratch)
         bad += races(args.races, scratch)
         bad += fuzz(args.examples)
-        bad += hostile(scratch)
+        bad += hostile(scratch, args.model)
     print(f"\ntotal violations, lost writes and failures: {bad}")
     return 1 if bad else 0
 
