@@ -12,7 +12,7 @@ from companion.llm.scripted import ScriptedBackend
 from companion.paths import LONG_TERM_FILES, Home
 
 from companion.settings import Settings
-from hostile_corpus import ESCAPE_CALLS, MESSAGES, REAL_MODEL_MESSAGES, run_corpus, run_escape_calls
+from hostile_corpus import ESCAPE_CALLS, MESSAGES, REAL_MODEL_MESSAGES, give_persona, run_corpus, run_escape_calls
 
 
 def test_hostile_messages_with_a_scripted_model(home: Home, clock) -> None:
@@ -57,3 +57,18 @@ def test_hostile_messages_with_the_real_model(home: Home, clock, tiny_backend) -
     assert result.failures == []
     replies = [r for r in DayLog(home.days, clock).read_day(clock().date()).records if r.role == "assistant"]
     assert len(replies) >= len(REAL_MODEL_MESSAGES) - 1  # only the overflowing message may end in an error
+
+
+@pytest.mark.xfail(strict=True, reason="'forget X' removes every entry that contains X anywhere, even inside a word")
+def test_forget_it_does_not_delete_unrelated_entries(home: Home, clock) -> None:
+    from companion.agent.turn import Agent
+    from companion.memory.longterm import LongTermStore
+
+    store = LongTermStore(home)
+    facts = ["- Likes knitting (2026-11-28#1)", "- Works with Python (2026-11-28#2)", "- Visited Italy (2026-11-28#3)"]
+    for fact in facts:
+        store.append("MEMORY.md", fact, "## Facts")
+    give_persona(home)
+    list(Agent(home, ScriptedBackend(), clock=clock).run_turn("Forget it."))  # "never mind", in everyday English
+    body = store.read("MEMORY.md").body
+    assert all(fact in body for fact in facts)
