@@ -134,6 +134,9 @@ def run_corpus(
         result.cases += 1
         try:
             events = list(agent.run_turn(message))
+            learn = getattr(agent, "learn_pending", None)
+            if learn is not None:  # the idle-time learning that follows a reply in the app
+                learn()
         except CompanionError:
             result.own_errors += 1
             events = []
