@@ -418,7 +418,7 @@ def _retrying(write: Callable[[], None], conflicts: list[int]) -> None:
 
 def _writers(store: LongTermStore, tag: str, count: int, conflicts: list[int]) -> list[Callable[[], None]]:
     """One writer per actor, each with its own way in: editor (CAS on the whole file), chat tool,
-    remember (CAS inside), sleep-like section append (CAS)."""
+    remember (CAS inside), sleep-like section append (CAS), daytime learning."""
     tools = ToolExecutor(store)
     requests = MemoryRequests(store)
 
@@ -449,21 +449,36 @@ def _writers(store: LongTermStore, tag: str, count: int, conflicts: list[int]) -
                 store.append("MEMORY.md", f"- sleep {tag} line {i:04d}", "## Timeline", expected_sha=doc.sha, actor="sleep")
             _retrying(write, conflicts)
 
-    return [editor, tool, learn, sleep]
+    def daytime() -> None:  # idle-time learning after a reply (rule path; it retries conflicts itself)
+        from datetime import datetime
+
+        from companion.memory.records import Record
+        from companion.sleep.learn import DaytimeLearner
+
+        learner = DaytimeLearner(store, lambda: None, lambda: datetime.now().astimezone())
+        for i in range(count):
+            user = Record(f"2026-11-29#{i + 1}", "2026-11-29T10:00:00.000+01:00", "user", f"I like {tag} kiwi sort {i:04d}.")
+            _retrying(lambda user=user: learner.after_turn(user, None, False), conflicts)  # gives up after a few tries
+
+    return [editor, tool, learn, sleep, daytime]
+
+
+WRITERS = 5
 
 
 def expected_lines(tag: str, count: int) -> list[str]:
     lines = []
     for i in range(count):
         lines += [f"- editor {tag} line {i:04d}", f"- tool {tag} line {i:04d}", f"Learned {tag} item {i:04d} by chat",
-                  f"- sleep {tag} line {i:04d}"]
+                  f"- sleep {tag} line {i:04d}", f"Likes {tag} kiwi sort {i:04d}"]
     return lines
 
 
 def _count_lost(home: Home, tags: list[str], count: int, result: Result) -> None:
-    body = LongTermStore(home).read("MEMORY.md").body
+    store = LongTermStore(home)
+    body = store.read("MEMORY.md").body + store.read("USER.md").body
     lost = [line for tag in tags for line in expected_lines(tag, count) if body.count(line) != 1]
-    result.details["writes"] = len(tags) * count * 4
+    result.details["writes"] = len(tags) * count * WRITERS
     result.details["lost writes"] = len(lost)
     for line in lost[:5]:
         result.violate(f"lost or duplicated write: {line}")
