@@ -17,6 +17,7 @@ from companion.llm.base import GenerationOptions
 from companion.llm.loader import load_backend
 from companion.memory.daylog import DayLog
 from companion.memory.longterm import LongTermStore
+from companion.llm.cpu import REQUIRED_X86_FEATURES, cpu_flags, unsupported_cpu_message
 from companion.memory.setup import ensure_home
 from companion.paths import Home, resources_dir
 from companion.settings import ModelSettings
@@ -24,7 +25,6 @@ from companion.settings import ModelSettings
 # Mixed scripts on purpose: the memory round trip must keep non-ASCII text intact.
 PROBE_TEXT = "Self-test note 自检 ✓"
 GENERATE_TOKENS = 8
-REQUIRED_X86_FEATURES = ("avx2", "fma", "f16c")
 
 
 @dataclass
@@ -44,18 +44,6 @@ def _check_resources() -> str:
     return str(folder)
 
 
-def cpu_flags() -> set[str] | None:
-    """The processor's feature flags (Linux only; None where they cannot be read)."""
-    try:
-        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    for line in text.splitlines():
-        if line.startswith("flags"):
-            return set(line.partition(":")[2].split())
-    return None
-
-
 def _check_cpu() -> str:
     """llama.cpp built with GGML_NATIVE=OFF still assumes AVX2/FMA/F16C on x86-64; without them it crashes."""
     machine = platform.machine().lower()
@@ -66,10 +54,7 @@ def _check_cpu() -> str:
         return f"{machine} (features not readable here)"
     missing = [name.upper() for name in REQUIRED_X86_FEATURES if name not in flags]
     if missing:
-        raise SelfTestFailure(
-            f"this processor lacks {', '.join(missing)}, which Companion's built-in llama.cpp needs "
-            "(Intel processors from 2013 and AMD from 2015 on have them)."
-        )
+        raise SelfTestFailure(unsupported_cpu_message(missing))
     return f"{machine} with {', '.join(f.upper() for f in REQUIRED_X86_FEATURES)}"
 
 

@@ -12,6 +12,7 @@ from typing import Any, Iterator
 
 from companion.errors import GenerationError, ModelMemoryError, UnsupportedModelError
 from companion.llm.base import CancelFlag, Chunk, GenerationOptions, Message, ModelInfo
+from companion.llm.cpu import missing_cpu_features, unsupported_cpu_message
 from companion.llm.gguf import GGUFInfo, read_gguf
 from companion.llm.toolparse import parse_tool_calls
 
@@ -111,6 +112,9 @@ class LlamaBackend:
     ) -> None:
         path = Path(model_path)
         meta = read_gguf(path)  # ModelNotFoundError / NotAGGUFError before llama.cpp sees it
+        missing = missing_cpu_features()
+        if missing:  # llama.cpp would die on an illegal instruction: say why instead
+            raise UnsupportedModelError(unsupported_cpu_message(missing))
         if n_gpu_layers == 0:  # with offload the loader checks RAM and VRAM separately
             self._check_memory(meta, n_ctx)
         _route_llama_logs()

@@ -103,3 +103,11 @@ def test_unknown_architecture_is_unsupported(tmp_path):
     path.write_bytes(data)
     with pytest.raises(UnsupportedModelError, match="not-a-real-arch"):
         LlamaBackend(path, n_ctx=256)
+
+
+def test_a_processor_without_avx2_gets_a_clear_error_instead_of_a_crash(tiny_model_path, monkeypatch):
+    import companion.llm.llama as llama_module
+
+    monkeypatch.setattr(llama_module, "missing_cpu_features", lambda: ["AVX2", "FMA"])
+    with pytest.raises(UnsupportedModelError, match="lacks AVX2, FMA"):
+        LlamaBackend(tiny_model_path, n_ctx=256)
