@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import Callable
 
 from companion.agent.rules import MemoryRequest, bootstrap_answers
 from companion.memory.dedupe import find_duplicate, normalize
@@ -21,6 +23,33 @@ DEFAULT_IDENTITY = (
 class Outcome:
     note: str  # told to the model so the reply can confirm, and shown to the user
     changed: bool
+
+
+_WORDS = re.compile(r"[^\W_]+", re.UNICODE)
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_VAGUE = {
+    "it", "that", "this", "those", "these", "them", "everything", "all", "about", "me", "my", "the", "a", "an",
+    "what", "i", "said", "just", "please", "you", "there", "thing", "stuff", "我", "这个", "那个", "它", "这", "那", "吧",
+}
+
+
+def forget_matcher(what: str) -> Callable[[str], bool] | None:
+    """A test for entries to forget: every meaningful word of `what`, as a whole word (CJK: as text).
+
+    None when `what` names nothing specific ("it", "that"), so nothing is removed by accident.
+    """
+    target = normalize(what)
+    if _CJK.search(target):
+        core = target
+        for vague in sorted((v for v in _VAGUE if _CJK.search(v)), key=len, reverse=True):
+            core = core.replace(vague, "")
+        core = core.strip()
+        return (lambda line: core in line) if len(core) >= 2 else None
+    words = [w for w in _WORDS.findall(target) if w not in _VAGUE]
+    if not words or all(len(w) < 3 for w in words):
+        return None
+    patterns = [re.compile(rf"(?<![^\W_]){re.escape(w)}(?![^\W_])") for w in words]
+    return lambda line: all(p.search(line) for p in patterns)
 
 
 def _bullets(body: str) -> list[str]:
@@ -50,14 +79,17 @@ class MemoryRequests:
         return Outcome(f"Saved to long-term memory: {fact}", True)
 
     def forget(self, what: str) -> Outcome:
-        target = normalize(what)
+        matcher = forget_matcher(what)
+        if matcher is None:  # "forget it", "forget that": everyday English for "never mind"
+            return Outcome("Nothing was removed from memory: it was not clear what to forget.", False)
         removed: list[str] = []
         for name in ("MEMORY.md", "USER.md"):
             doc = self.store.read(name)
             lines = doc.body.splitlines(keepends=True)
-            keep = [l for l in lines if not (l.lstrip().startswith(("- ", "* ")) and target and target in normalize(l))]
-            if len(keep) != len(lines):
-                removed.extend(l.strip() for l in lines if l not in keep)
+            gone = [l for l in lines if l.lstrip().startswith(("- ", "* ")) and matcher(normalize(l))]
+            if gone:
+                removed.extend(l.strip() for l in gone)
+                keep = [l for l in lines if l not in gone]
                 self.store.replace_all(name, "".join(keep), expected_sha=doc.sha, actor="chat")
         if not removed:
             return Outcome(f"Nothing in memory matched '{what}'.", False)

@@ -35,6 +35,16 @@ def neutralize_special_tokens(text: str) -> str:
     return _SPECIAL.sub(breaker, text)
 
 
+def valid_unicode(text: str) -> str:
+    """Text the tokenizer can encode: bytes that were not UTF-8 in a file (kept as U+DCxx escapes
+    so the file round-trips) and lone surrogates become U+FFFD for the model."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
 def _route_llama_logs() -> None:
     """Send llama.cpp's own log lines to Python logging instead of the terminal."""
     global _CALLBACK
@@ -201,7 +211,7 @@ class LlamaBackend:
         for message in messages:
             item = dict(message)
             if isinstance(item.get("content"), str):
-                item["content"] = neutralize_special_tokens(item["content"])
+                item["content"] = neutralize_special_tokens(valid_unicode(item["content"]))
             prepared.append(item)
         return prepared
 
@@ -254,7 +264,7 @@ class LlamaBackend:
         if not text:
             return 0
         with self._lock:
-            return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+            return len(self._llm.tokenize(valid_unicode(text).encode("utf-8"), add_bos=False, special=False))
 
     def cancel(self) -> None:
         self._cancel.set()

@@ -234,3 +234,18 @@ def test_a_looping_reply_is_cut_and_trimmed(agent, scripted, home, clock):
     assert any(e.kind == "trimmed" for e in events)
     assert sum(1 for e in events if e.kind == "delta") < 40
     assert DayLog(home.days).read_day(clock().date()).records[-1].text == done.text
+
+
+@pytest.mark.parametrize("request_text", ["Forget it.", "forget that", "忘了吧", "forget about it"])
+def test_vague_forget_removes_nothing(agent, request_text):
+    agent.store.append("MEMORY.md", "- Likes knitting (2026-11-28#1)\n- Visited Italy (2026-11-28#3)", "## Facts")
+    before = agent.store.read("MEMORY.md").body
+    run(agent, request_text)
+    assert agent.store.read("MEMORY.md").body == before
+
+
+def test_forget_matches_whole_words(agent):
+    agent.store.append("MEMORY.md", "- Likes knitting (2026-11-28#1)\n- Has a cat named Tom (2026-11-28#2)", "## Facts")
+    run(agent, "forget the cat")
+    body = agent.store.read("MEMORY.md").body
+    assert "cat named Tom" not in body and "knitting" in body

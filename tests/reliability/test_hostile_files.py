@@ -91,7 +91,6 @@ def test_lone_surrogate_from_a_tool_is_saved_as_replacement_character(home: Home
 
 
 @pytest.mark.model
-@pytest.mark.xfail(strict=True, reason="the prompt passes U+DCxx escapes of non-UTF-8 bytes to the tokenizer, which cannot encode them")
 def test_a_memory_file_with_bytes_that_are_not_utf8_does_not_break_chat(home: Home, clock, tiny_backend) -> None:
     from companion.agent.turn import Agent
     from companion.settings import Settings
