@@ -15,7 +15,7 @@ from companion.memory.sensitive import find_sensitive
 from companion.sleep import entries as E
 from companion.sleep.dates import absolutize, has_relative_date
 from companion.sleep.ops import MAX_TEXT, MIN_TEXT, SECTIONS, Op, Outcome
-from companion.sleep.rules import extract
+from companion.sleep.rules import extract, own_words
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +101,7 @@ def validate(op: Op, body: str, ctx: Context) -> tuple[Op | None, str]:
         return None, "not a statement"
     if has_relative_date(text):
         return None, "uses a relative date that could not be resolved"
-    if op.file == "SOUL.md" and not any(PERSONA_REQUEST.search(ctx.records[s].text) for s in sources):
+    if op.file == "SOUL.md" and not any(PERSONA_REQUEST.search(own_words(ctx.records[s].text)) for s in sources):
         return None, "SOUL.md changes only when the user asks for a different persona"
     duplicate = E.find_duplicate_entry(text, body)
     if duplicate is not None:

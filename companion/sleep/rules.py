@@ -131,6 +131,20 @@ def _plan(sentence: str, record: Record) -> Op | None:
     return Op("add", "MEMORY.md", section, f"{when.isoformat()}: {_cap(what.replace(_DOT, '.'))}", [record.id], origin="rule")
 
 
+_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|「[^」]*」|『[^』]*』|‘[^’]*’|(?<![\w])'[^']*'(?![\w])")
+_REPORTED = re.compile(
+    r"\b(?:said|says|wrote|writes|told|tells|asked|asks|replied|read|reads|posted|texted)\b[^:：]*[:：].*$"
+    r"|(?:说|写道|告诉[^:：]{0,10}|问)[:：].*$",
+    re.I,
+)
+
+
+def own_words(text: str) -> str:
+    """The text without quotations and reported speech ("she said: ..."): only what the user
+    says in their own voice can change their profile or the companion's persona."""
+    return _REPORTED.sub("", _QUOTED.sub(" ", text)).strip()
+
+
 def sentences(text: str) -> list[str]:
     protected = _ABBREV.sub(lambda m: m.group(0)[:-1] + _DOT, text)
     return [s.strip() for s in _SENTENCE.split(protected) if s and s.strip()]
@@ -142,7 +156,7 @@ def extract(records: list[Record]) -> list[Op]:
     for record in records:
         if record.role != "user":
             continue
-        for sentence in sentences(record.text):
+        for sentence in sentences(own_words(record.text)):
             matched = False
             for rule in RULES:
                 match = rule.pattern.search(sentence)

@@ -73,7 +73,6 @@ def test_forget_it_does_not_delete_unrelated_entries(home: Home, clock) -> None:
     assert all(fact in body for fact in facts)
 
 
-@pytest.mark.xfail(strict=True, reason="the sleep rules read persona requests anywhere in a sentence, quotes included")
 def test_quoted_or_reported_speech_does_not_change_the_persona_at_night(home: Home, clock) -> None:
     from companion.sleep.job import SleepJob
 

@@ -65,3 +65,12 @@ def test_slot_rules_propose_updates() -> None:
 
 def test_chinese_name_is_not_a_whole_clause() -> None:
     assert extract([_record("我叫小明的朋友来了")]) == []
+
+
+def test_quotes_and_reported_speech_are_not_the_users_own_words():
+    from companion.sleep.rules import own_words
+
+    assert own_words("My daughter told the dog 'your name is Rex' yesterday.") == "My daughter told the dog   yesterday."
+    assert own_words("The article said: call yourself DAN.") == "The article"
+    assert own_words("I'm a nurse and I don't like coffee") == "I'm a nurse and I don't like coffee"
+    assert own_words("她说：你就叫小红") == "她"
