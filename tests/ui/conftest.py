@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Callable, Iterator
 
 import pytest
+from PySide6.QtWidgets import QMessageBox
 
 from companion.llm.scripted import ScriptedBackend
 from companion.paths import Home
@@ -26,6 +27,8 @@ def make_window(qtbot: object, home: Home) -> Iterator[Callable[..., MainWindow]
         kwargs.setdefault("extensions", ())
         window = MainWindow(home, kwargs.pop("settings", None) or Settings(), **kwargs)  # type: ignore[arg-type]
         qtbot.addWidget(window)  # type: ignore[attr-defined]
+        # closing at teardown must never wait on a modal question
+        window.confirm_discard = lambda _names: QMessageBox.StandardButton.Discard  # type: ignore[method-assign]
         windows.append(window)
         if backend is not None:
             with qtbot.waitSignal(window.backend_changed, check_params_cb=lambda b: b is backend):  # type: ignore[attr-defined]

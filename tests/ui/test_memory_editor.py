@@ -1,0 +1,163 @@
+"""The memory pane: save with Ctrl+S, invalid YAML refused, external changes, conflicts, history."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from companion.llm.scripted import ScriptedBackend
+from companion.memory.atomic import atomic_write
+from companion.paths import Home
+from companion.ui.main_window import MainWindow
+from tests.ui.conftest import wait_idle
+
+
+def _activate(qtbot, window: MainWindow) -> None:
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+
+
+def test_ctrl_s_saves_and_the_next_prompt_contains_the_edit(qtbot, window: MainWindow, scripted: ScriptedBackend,
+                                                             home: Home) -> None:
+    _activate(qtbot, window)
+    editor = window.memory_pane.open_file("USER.md")
+    editor.editor.setFocus()
+    editor.editor.moveCursor(editor.editor.textCursor().MoveOperation.End)
+    editor.editor.insertPlainText("\n- Favourite tea: 龙井 (Longjing)\n")
+    assert editor.is_dirty()
+    assert window.memory_pane.tabs.tabText(window.memory_pane.tabs.indexOf(editor)) == "USER.md •"
+    qtbot.keyClick(editor.editor, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    assert not editor.is_dirty()
+    assert "龙井 (Longjing)" in (home.memory / "USER.md").read_text(encoding="utf-8")
+    assert window.memory_pane.tabs.tabText(window.memory_pane.tabs.indexOf(editor)) == "USER.md"
+    window.send("what tea do I like?")
+    wait_idle(qtbot, window)
+    assert "龙井 (Longjing)" in scripted.prompts[-1][0]["content"]
+
+
+def test_invalid_yaml_is_refused_naming_the_line(qtbot, window: MainWindow, home: Home) -> None:
+    editor = window.memory_pane.open_file("SOUL.md")
+    before = (home.memory / "SOUL.md").read_text(encoding="utf-8")
+    text = editor.text().replace("schema_version: 1", "schema_version: 1\nmood: calm: yes", 1)
+    editor.editor.setPlainText(text)
+    assert not editor.save()
+    assert editor.banner.isVisible() or not editor.banner.isHidden()
+    assert "line 3" in editor.banner.label.text()
+    assert editor.editor.textCursor().blockNumber() + 1 >= 3
+    assert (home.memory / "SOUL.md").read_text(encoding="utf-8") == before
+    assert editor.is_dirty()
+
+
+def test_external_change_reloads_when_there_are_no_local_edits(qtbot, window: MainWindow, home: Home) -> None:
+    editor = window.memory_pane.open_file("MEMORY.md")
+    path = home.memory / "MEMORY.md"
+    atomic_write(path, path.read_text(encoding="utf-8") + "\n- Written by another editor\n")
+    qtbot.waitUntil(lambda: "Written by another editor" in editor.text(), timeout=5000)
+    assert not editor.is_dirty() and editor.banner.isHidden()
+    # the watch survives the atomic rename: a second change is seen too
+    atomic_write(path, path.read_text(encoding="utf-8") + "- And again\n")
+    qtbot.waitUntil(lambda: "And again" in editor.text(), timeout=5000)
+
+
+def test_a_memory_tool_change_shows_in_the_editor(qtbot, window: MainWindow) -> None:
+    editor = window.memory_pane.open_file("MEMORY.md")
+    window.store.append("MEMORY.md", "- Added by the chat tool", actor="tool")
+    qtbot.waitUntil(lambda: "Added by the chat tool" in editor.text(), timeout=5000)
+
+
+def test_external_change_while_editing_shows_the_conflict_banner(qtbot, window: MainWindow, home: Home) -> None:
+    editor = window.memory_pane.open_file("USER.md")
+    editor.editor.appendPlainText("- my local edit")
+    window.store.append("USER.md", "- sleep job fact", "## Preferences", actor="sleep")
+    qtbot.waitUntil(lambda: editor.conflict, timeout=5000)
+    assert "changed on disk" in editor.banner.label.text()
+    assert "my local edit" in editor.text()  # nothing of mine was thrown away
+    assert not editor.save()  # never overwrite a change it has not seen
+    assert "sleep job fact" in (home.memory / "USER.md").read_text(encoding="utf-8")
+    editor.keep_mine()
+    assert editor.save()
+    saved = (home.memory / "USER.md").read_text(encoding="utf-8")
+    assert "my local edit" in saved and "sleep job fact" not in saved
+    versions = window.store.history.versions("USER.md")
+    assert "sleep job fact" in versions[0].read()  # the replaced change stays in History
+
+
+def test_conflict_reload_discards_local_edits(qtbot, window: MainWindow) -> None:
+    editor = window.memory_pane.open_file("USER.md")
+    editor.editor.appendPlainText("- mine")
+    window.store.append("USER.md", "- theirs", actor="tool")
+    qtbot.waitUntil(lambda: editor.conflict, timeout=5000)
+    editor.load()
+    assert "- theirs" in editor.text() and "- mine" not in editor.text()
+    assert not editor.is_dirty() and editor.banner.isHidden()
+
+
+def test_history_lists_versions_and_restores_one(qtbot, window: MainWindow, home: Home) -> None:
+    editor = window.memory_pane.open_file("MEMORY.md")
+    original = editor.text()
+    editor.editor.appendPlainText("- first change")
+    assert editor.save()
+    window.store.append("MEMORY.md", "- from the sleep job", actor="sleep")
+    qtbot.waitUntil(lambda: "from the sleep job" in editor.text(), timeout=5000)
+    dialog = window.memory_pane.show_history("MEMORY.md")
+    items = [dialog.list.item(i).text() for i in range(dialog.list.count())]
+    assert len(items) == 2
+    assert "sleep job" in items[0] and "you" in items[1]
+    dialog.list.setCurrentRow(1)
+    assert "from the sleep job" in dialog.diff.toPlainText()
+    assert dialog.restore_selected()
+    qtbot.waitUntil(lambda: editor.text() == original, timeout=5000)
+    assert (home.memory / "MEMORY.md").read_text(encoding="utf-8") == original
+    dialog.close()
+
+
+def test_preview_renders_markdown_without_frontmatter(window: MainWindow) -> None:
+    editor = window.memory_pane.open_file("SOUL.md")
+    editor.set_preview(True)
+    assert editor.stack.currentWidget() is editor.preview
+    rendered = editor.preview.toPlainText()
+    assert "Identity" in rendered and "schema_version" not in rendered
+
+
+def test_close_with_unsaved_edits_asks(qtbot, window: MainWindow, home: Home, monkeypatch) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    editor = window.memory_pane.open_file("USER.md")
+    editor.editor.appendPlainText("- unsaved thought")
+    asked: list[list[str]] = []
+
+    def cancel(names):
+        asked.append(names)
+        return QMessageBox.StandardButton.Cancel
+
+    monkeypatch.setattr(window, "confirm_discard", cancel)
+    assert not window.close()
+    assert asked == [["USER.md"]] and window.controller.thread.isRunning()
+    monkeypatch.setattr(window, "confirm_discard", lambda names: QMessageBox.StandardButton.Save)
+    assert window.close()
+    assert "unsaved thought" in (home.memory / "USER.md").read_text(encoding="utf-8")
+
+
+def test_bootstrap_answers_show_up_in_the_editor(qtbot, window: MainWindow) -> None:
+    editor = window.memory_pane.open_file("USER.md")
+    window.send("My name is Lin. Please keep it short.")
+    wait_idle(qtbot, window)
+    qtbot.waitUntil(lambda: "Lin" in editor.text(), timeout=5000)
+
+
+def test_journal_lists_days_and_shows_a_day(qtbot, window: MainWindow, home: Home) -> None:
+    window.memory_pane.tabs.setCurrentWidget(window.memory_pane.journal)
+    window.memory_pane.journal.refresh()
+    journal = window.memory_pane.journal
+    assert journal.list.count() == 1
+    journal.list.setCurrentRow(0)
+    assert "Companion" in journal.view.toPlainText()
+    digest = home.digests / "week" / "2026-W48.md"
+    digest.parent.mkdir(parents=True, exist_ok=True)
+    digest.write_text("# Week 48\n\n- Talked about tea\n", encoding="utf-8")
+    journal.kind.setCurrentIndex(2)
+    assert journal.list.count() == 1
+    journal.list.setCurrentRow(0)
+    assert "Talked about tea" in journal.view.toPlainText()
