@@ -15,6 +15,7 @@ from companion.memory.sensitive import find_sensitive
 from companion.sleep import entries as E
 from companion.sleep.dates import absolutize, has_relative_date
 from companion.sleep.ops import MAX_TEXT, MIN_TEXT, SECTIONS, Op, Outcome
+from companion.sleep.compact import append_archive, compact
 from companion.sleep.rules import extract, own_words
 
 log = logging.getLogger(__name__)
@@ -197,11 +198,15 @@ def apply_file(
             Outcome(Op("update", name, "Timeline", E.entry_text(l), E.cited_ids(l), origin="rule"), "moved", "date has passed", l, l)
             for l in moved
         )
-        refusal = rewrite_refusal(doc.body, body)
+        body, archived = compact(doc.front, body)
+        refusal = None if archived else rewrite_refusal(doc.body, body)  # compaction archives, it does not lose
         if refusal:
             return [Outcome(o.op, "refused", refusal) if o.status in ("added", "updated", "superseded", "moved") else o for o in outcomes]
         if dry_run or body == doc.body:
             return outcomes
+        if archived:
+            append_archive(store.home.memory, name, archived, ctx.today)
+            outcomes.append(Outcome(Op("none", name, "", f"{len(archived)} older entries moved to archive/{name}", []), "archived"))
         try:
             store.write(name, doc.with_body(body), doc.sha, actor=actor)
         except ConflictError:

@@ -80,6 +80,8 @@ class SleepReport:
                 if outcome.status in APPLIED:
                     extra = f" (was: {E.entry_text(outcome.old_line)})" if outcome.old_line and outcome.status != "moved" else ""
                     lines.append(f"- {outcome.status}: {outcome.op.text}{extra} [{src}]")
+                elif outcome.status == "archived":
+                    lines.append(f"- archived: {outcome.op.text}")
                 else:
                     lines.append(f"- refused: {outcome.op.text[:80]!r}: {outcome.reason}")
             lines.append("")
