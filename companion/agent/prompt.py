@@ -170,15 +170,26 @@ def needs_stamp(record: Record, previous: Record | None) -> bool:
     return now.date() != before.date() or now - before >= STAMP_GAP
 
 
+MAX_MESSAGE_CHARS = 16_000  # ~5k tokens; the day log keeps the whole text
+
+
+def clip(text: str) -> str:
+    """A message cut to what a prompt can hold (a pasted megabyte would stall the tokenizer for minutes)."""
+    if len(text) <= MAX_MESSAGE_CHARS:
+        return text
+    return text[:MAX_MESSAGE_CHARS] + f"\n[... {len(text) - MAX_MESSAGE_CHARS} more characters not shown]"
+
+
 def render_user(record: Record, previous: Record | None = None) -> str:
     """A user turn as the model sees it, derived from the log alone (so the prefix stays stable)."""
+    text = clip(record.text)
     if not needs_stamp(record, previous):
-        return record.text
+        return text
     try:
         when = stamp(record.timestamp)
     except ValueError:
-        return record.text
-    return f"{when}\n{record.text}"
+        return text
+    return f"{when}\n{text}"
 
 
 def render_final_user(record: Record, blocks: list[str], notes: list[str], previous: Record | None = None) -> str:
@@ -200,7 +211,7 @@ def history_messages(records: list[Record]) -> list[Message]:
             messages.append({"role": "user", "content": render_user(record, previous)})
             previous = record
         elif record.role == "assistant" and record.text:
-            messages.append({"role": "assistant", "content": record.text})
+            messages.append({"role": "assistant", "content": clip(record.text)})
     return messages
 
 

@@ -171,7 +171,7 @@ class Agent:
         if exclude_after is not None:
             cut = next((i for i, r in enumerate(records) if r.timestamp >= exclude_after.timestamp), len(records))
             records = records[:cut]
-        chosen = self.window.select(records, lambda r: self._count(r.text) + 12, budget)
+        chosen = self.window.select(records, lambda r: self._count(P.clip(r.text)) + 12, budget)
         messages: list[Message] = [{"role": "system", "content": system}]
         messages.extend(P.history_messages(chosen))
         if final:

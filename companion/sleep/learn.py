@@ -20,6 +20,7 @@ from companion.sleep.rules import extract
 log = logging.getLogger(__name__)
 
 MAX_FACTS = 3
+MAX_LEARN_CHARS = 4000  # a pasted document is not a statement about the user
 TARGETS = {"USER": ("USER.md", "Profile"), "MEMORY": ("MEMORY.md", "Facts")}
 _ABOUT_SELF = re.compile(r"\b(i|i'm|i am|i've|i'd|i'll|my|me|mine|we|our)\b|我", re.I)
 _WORD = re.compile(r"[^\W\d_]{3,}|[\u4e00-\u9fff]", re.UNICODE)
@@ -57,7 +58,7 @@ def worth_learning(user: Record, used_memory_tool: bool) -> bool:
     if used_memory_tool:
         return True
     text = user.text.strip()
-    return len(text) >= 8 and not _SMALL_TALK.match(text) and bool(_ABOUT_SELF.search(text))
+    return 8 <= len(text) <= MAX_LEARN_CHARS and not _SMALL_TALK.match(text) and bool(_ABOUT_SELF.search(text))
 
 
 def grounded(fact: str, source: str) -> bool:

@@ -139,6 +139,9 @@ _REPORTED = re.compile(
 )
 
 
+MAX_RULE_CHARS = 8000  # statements about oneself come early; a pasted document would take seconds per night
+
+
 def own_words(text: str) -> str:
     """The text without quotations and reported speech ("she said: ..."): only what the user
     says in their own voice can change their profile or the companion's persona."""
@@ -156,7 +159,7 @@ def extract(records: list[Record]) -> list[Op]:
     for record in records:
         if record.role != "user":
             continue
-        for sentence in sentences(own_words(record.text)):
+        for sentence in sentences(own_words(record.text[:MAX_RULE_CHARS])):
             matched = False
             for rule in RULES:
                 match = rule.pattern.search(sentence)

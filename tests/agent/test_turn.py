@@ -249,3 +249,12 @@ def test_forget_matches_whole_words(agent):
     run(agent, "forget the cat")
     body = agent.store.read("MEMORY.md").body
     assert "cat named Tom" not in body and "knitting" in body
+
+
+def test_a_pasted_megabyte_is_clipped_in_the_prompt_but_kept_in_the_log(agent, scripted, home, clock):
+    huge = "x" * 1_000_000
+    events = run(agent, huge)
+    assert events[-1].kind == "done"
+    final = scripted.prompts[-1][-1]["content"]
+    assert len(final) < 20_000 and "more characters not shown" in final
+    assert DayLog(home.days).read_day(clock().date()).records[0].text == huge
