@@ -20,16 +20,16 @@ def _version(package: str) -> str:
 
 
 def about_text(home: Home) -> str:
-    tr = lambda text: QCoreApplication.translate("About", text)  # noqa: E731
+    translate = QCoreApplication.translate
     rows = [
-        (tr("Companion"), __version__),
+        (translate("About", "Companion"), __version__),
         ("llama-cpp-python", _version("llama-cpp-python")),
         ("Qt / PySide6", f"{qVersion()} / {pyside_version}"),
-        (tr("Memory folder"), str(home.memory)),
-        (tr("Settings"), str(home.settings_file)),
-        (tr("App state and history"), str(home.state)),
-        (tr("Models"), str(home.models)),
+        (translate("About", "Memory folder"), str(home.memory)),
+        (translate("About", "Settings"), str(home.settings_file)),
+        (translate("About", "App state and history"), str(home.state)),
+        (translate("About", "Models"), str(home.models)),
     ]
     table = "".join(f"<tr><td><b>{html.escape(k)}</b>&nbsp;&nbsp;</td><td>{html.escape(v)}</td></tr>" for k, v in rows)
-    intro = tr("An offline companion with a memory you own. Everything stays on this computer.")
+    intro = translate("About", "An offline companion with a memory you own. Everything stays on this computer.")
     return f"<p>{html.escape(intro)}</p><table>{table}</table>"

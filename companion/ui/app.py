@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import IO
 
-from PySide6.QtCore import QLibraryInfo, QLocale, QTranslator
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -123,8 +123,9 @@ def run(args: argparse.Namespace) -> int:
 def _show_crash(window: QMessageBox | object, home: Home, text: str) -> None:
     box = QMessageBox(window)  # type: ignore[arg-type]
     box.setIcon(QMessageBox.Icon.Warning)
-    box.setWindowTitle(box.tr("Companion stopped unexpectedly"))
-    box.setText(box.tr("The last session ended with a crash. Your conversation and memory are saved. "
-                       "The details are in %1.").replace("%1", str(home.state / "crash-previous.log")))
+    box.setWindowTitle(QCoreApplication.translate("App", "Companion stopped unexpectedly"))
+    box.setText(QCoreApplication.translate("App", "The last session ended with a crash. Your conversation and memory "
+                                           "are saved. The details are in %1.")
+                .replace("%1", str(home.state / "crash-previous.log")))
     box.setDetailedText(text[-8000:])
     box.open()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from PySide6.QtCore import QLocale, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QLocale, Qt, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from companion.memory.daylog import DayLog
@@ -164,7 +164,7 @@ class ChatView(QScrollArea):
             if replaces and str(replaces) in self._by_id:
                 self._by_id[str(replaces)].mark_replaced()
         if cancelled:
-            widget.set_note(widget.tr("stopped"))
+            widget.set_note(QCoreApplication.translate("MessageWidget", "stopped"))
 
     def drop_reply(self) -> None:
         """Remove an empty streaming card (the turn failed before any text)."""

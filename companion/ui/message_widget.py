@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
@@ -79,7 +79,7 @@ class MessageWidget(QFrame):
             when = None
         widget = cls(record.role, text, when, record.id)
         if record.extra.get("cancelled"):
-            widget.set_note(widget.tr("stopped"))
+            widget.set_note(QCoreApplication.translate("MessageWidget", "stopped"))
         return widget
 
     def text(self) -> str:

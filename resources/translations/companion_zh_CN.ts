@@ -1,0 +1,1051 @@
+<?xml version='1.0' encoding='utf-8'?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+  <context>
+    <name>About</name>
+    <message>
+      <location filename="../../companion/ui/about.py" line="25" />
+      <source>Companion</source>
+      <translation>Companion</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/about.py" line="28" />
+      <source>Memory folder</source>
+      <translation>记忆文件夹</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/about.py" line="29" />
+      <source>Settings</source>
+      <translation>设置</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/about.py" line="30" />
+      <source>App state and history</source>
+      <translation>应用状态与历史</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/about.py" line="31" />
+      <source>Models</source>
+      <translation>模型</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/about.py" line="34" />
+      <source>An offline companion with a memory you own. Everything stays on this computer.</source>
+      <translation>一个离线的陪伴助手，记忆归你所有。一切都保存在这台电脑上。</translation>
+    </message>
+  </context>
+  <context>
+    <name>App</name>
+    <message>
+      <location filename="../../companion/ui/app.py" line="104" />
+      <source>Companion is already running</source>
+      <translation>Companion 已在运行</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/app.py" line="107" />
+      <source>Companion cannot start</source>
+      <translation>Companion 无法启动</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/app.py" line="126" />
+      <source>Companion stopped unexpectedly</source>
+      <translation>Companion 意外退出</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/app.py" line="127" />
+      <source>The last session ended with a crash. Your conversation and memory are saved. The details are in %1.</source>
+      <translation>上次运行以崩溃结束。你的对话和记忆都已保存。详细信息在 %1。</translation>
+    </message>
+  </context>
+  <context>
+    <name>Composer</name>
+    <message>
+      <location filename="../../companion/ui/composer.py" line="33" />
+      <source>Write a message… (Enter sends, Shift+Enter for a new line)</source>
+      <translation>输入消息…（回车发送，Shift+回车换行）</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/composer.py" line="39" />
+      <location filename="../../companion/ui/composer.py" line="66" />
+      <source>Send</source>
+      <translation>发送</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/composer.py" line="43" />
+      <source>Regenerate</source>
+      <translation>重新生成</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/composer.py" line="44" />
+      <source>Answer the last message again (the old reply stays in the log)</source>
+      <translation>重新回答上一条消息（旧回复仍保留在日志中）</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/composer.py" line="66" />
+      <source>Stop</source>
+      <translation>停止</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/composer.py" line="67" />
+      <source>Stop the reply (Esc)</source>
+      <translation>停止回复 (Esc)</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/composer.py" line="67" />
+      <source>Send (Enter)</source>
+      <translation>发送（回车）</translation>
+    </message>
+  </context>
+  <context>
+    <name>ExportDialog</name>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="187" />
+      <source>Browse…</source>
+      <translation>浏览…</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="190" />
+      <source>Saves the memory as an Agent Skill (a folder named companion-memory) that other agents can load. Your memory here is not changed.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="194" />
+      <source>Save as a .zip file</source>
+      <translation>另存为 .zip 文件</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="195" />
+      <source>Leave out the day logs (raw conversation)</source>
+      <translation>不包含每日日志（原始对话）</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="196" />
+      <source>Mask personal data: emails, phone numbers, card and IBAN numbers, secrets</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="198" />
+      <source>Export into folder:</source>
+      <translation>导出到文件夹：</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="204" />
+      <source>Export into folder</source>
+      <translation>导出到文件夹</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="218" />
+      <source>Choose a folder to export into.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="225" />
+      <source>Exported to {path}: {files} files</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="227" />
+      <source>, {days} days of conversation</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="229" />
+      <source>, {count} values masked</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
+    <name>HistoryDialog</name>
+    <message>
+      <location filename="../../companion/ui/history_dialog.py" line="48" />
+      <source>History of %1</source>
+      <translation>%1 的历史版本</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/history_dialog.py" line="51" />
+      <source>Each version is what the file held before the change listed. The diff shows what restoring it would change.</source>
+      <translation>每个版本是文件在所列修改之前的内容。差异显示恢复它会带来的变化。</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/history_dialog.py" line="64" />
+      <source>Restore this version</source>
+      <translation>恢复此版本</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/history_dialog.py" line="77" />
+      <source>%1 — before a change by %2</source>
+      <translation>%1 — %2 修改之前</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/history_dialog.py" line="82" />
+      <source>No earlier versions yet.</source>
+      <translation>还没有更早的版本。</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/history_dialog.py" line="94" />
+      <source>now</source>
+      <translation>当前</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/history_dialog.py" line="104" />
+      <source>Restore failed</source>
+      <translation>恢复失败</translation>
+    </message>
+    <message>
+      <source>you</source>
+      <translation>你</translation>
+    </message>
+    <message>
+      <source>chat</source>
+      <translation>对话</translation>
+    </message>
+    <message>
+      <source>chat tool</source>
+      <translation>对话工具</translation>
+    </message>
+    <message>
+      <source>sleep job</source>
+      <translation>睡眠任务</translation>
+    </message>
+    <message>
+      <source>auto-learn</source>
+      <translation>自动学习</translation>
+    </message>
+    <message>
+      <source>restore</source>
+      <translation>恢复</translation>
+    </message>
+    <message>
+      <source>import</source>
+      <translation>导入</translation>
+    </message>
+  </context>
+  <context>
+    <name>ImportDialog</name>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="246" />
+      <source>A companion-memory folder or .zip, or an older file</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="247" />
+      <source>Folder…</source>
+      <translation>文件夹…</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="249" />
+      <source>File…</source>
+      <translation>文件…</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="253" />
+      <source>Merge: add what is new, skip what is already known</source>
+      <translation>合并：添加新内容，跳过已知内容</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="254" />
+      <source>Replace: the memory becomes the imported one</source>
+      <translation>替换：记忆变为导入的内容</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="259" />
+      <source>A backup of the current memory is saved before anything changes.</source>
+      <translation>在任何更改之前，会先备份当前记忆。</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="261" />
+      <source>Import from:</source>
+      <translation>导入自：</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="271" />
+      <source>Import from folder</source>
+      <translation>从文件夹导入</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="277" />
+      <source>Import from file</source>
+      <translation>从文件导入</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="277" />
+      <source>Memory or chat export (*.zip *.json *.jsonl);;All files (*)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="292" />
+      <source>A memory to import (SOUL.md / USER.md / MEMORY.md, digests and day logs).</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="296" />
+      <source>Older format: {what}.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="298" />
+      <source>Nothing Companion can import was found here.</source>
+      <translation>这里没有可导入的内容。</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="303" />
+      <source>This path does not exist.</source>
+      <translation>此路径不存在。</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="315" />
+      <source>Choose a folder, .zip or file to import.</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
+    <name>JournalView</name>
+    <message>
+      <location filename="../../companion/ui/journal_view.py" line="27" />
+      <source>Day logs</source>
+      <translation>每日日志</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/journal_view.py" line="28" />
+      <source>Day digests</source>
+      <translation>每日摘要</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/journal_view.py" line="28" />
+      <source>Week digests</source>
+      <translation>每周摘要</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/journal_view.py" line="29" />
+      <source>Month digests</source>
+      <translation>每月摘要</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/journal_view.py" line="29" />
+      <source>Year digests</source>
+      <translation>每年摘要</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/journal_view.py" line="67" />
+      <source>Nothing here yet.</source>
+      <translation>这里还没有内容。</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/journal_view.py" line="80" />
+      <source>You</source>
+      <translation>你</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/journal_view.py" line="80" />
+      <source>Companion</source>
+      <translation>Companion</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/journal_view.py" line="80" />
+      <source>Tool</source>
+      <translation>工具</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/journal_view.py" line="81" />
+      <source>Event</source>
+      <translation>事件</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/journal_view.py" line="86" />
+      <source>regenerated</source>
+      <translation>重新生成</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/journal_view.py" line="90" />
+      <source>Empty day.</source>
+      <translation>这一天没有记录。</translation>
+    </message>
+  </context>
+  <context>
+    <name>MainWindow</name>
+    <message>
+      <location filename="../../companion/ui/main_window.py" line="67" />
+      <source>Companion</source>
+      <translation>Companion</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/main_window.py" line="128" />
+      <source>Copied.</source>
+      <translation>已复制。</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/main_window.py" line="151" />
+      <source>Find in the conversation (Enter: older match, Shift+Enter: newer)</source>
+      <translation>在对话中查找（回车：更早的匹配，Shift+回车：更新的匹配）</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/main_window.py" line="167" />
+      <location filename="../../companion/ui/main_window.py" line="299" />
+      <source>No model</source>
+      <translation>无模型</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/main_window.py" line="192" />
+      <source>Open memory folder</source>
+      <translation>打开记忆文件夹</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/main_window.py" line="194" />
+      <source>&amp;Quit</source>
+      <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/main_window.py" line="197" />
+      <source>&amp;Save memory file</source>
+      <translation>保存记忆文件(&amp;S)</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/main_window.py" line="199" />
+      <source>&amp;History…</source>
+      <translation>历史版本(&amp;H)…</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/main_window.py" line="200" />
+      <source>Show memory &amp;pane</source>
+      <translation>显示记忆面板(&amp;P)</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/main_window.py" line="203" />
+      <source>&amp;Find in conversation…</source>
+      <translation>在对话中查找(&amp;F)…</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/main_window.py" line="205" />
+      <source>Stop</source>
+      <translation>停止</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/main_window.py" line="209" />
+      <source>&amp;Preferences…</source>
+      <translation>偏好设置(&amp;P)…</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/main_window.py" line="211" />
+      <source>&amp;About Companion</source>
+      <translation>关于 Companion(&amp;A)</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/main_window.py" line="228" />
+      <source>The model is still loading; your message will be answered when it is ready.</source>
+      <translation>模型仍在加载；就绪后会回复你的消息。</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/main_window.py" line="253" />
+      <source>%1 tok/s</source>
+      <translation>%1 词元/秒</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/main_window.py" line="268" />
+      <source>Hi! I'm your new companion. I live on this computer and keep what we talk about in a memory you can read and edit on the right.
+
+What should I call you? And how do you like to talk: short and to the point, or relaxed and chatty?</source>
+      <translation>你好！我是你的新伙伴，住在这台电脑上，会把我们聊过的内容记在右边的记忆里，你可以随时查看和编辑。
+
+我该怎么称呼你？你喜欢怎样聊天：简短直接，还是轻松随意？</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/main_window.py" line="283" />
+      <source>Loading model…</source>
+      <translation>正在加载模型…</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/main_window.py" line="295" />
+      <source>Model ready.</source>
+      <translation>模型已就绪。</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/main_window.py" line="302" />
+      <source>The model could not be loaded: %1
+You can still read the conversation and edit your memory. Choose another model file or lower the GPU layers in Settings, then reload.</source>
+      <translation>无法加载模型：%1
+你仍然可以阅读对话和编辑记忆。请在设置中选择其他模型文件或减少 GPU 层数，然后重新加载。</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/main_window.py" line="306" />
+      <source>Model not loaded.</source>
+      <translation>模型未加载。</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/main_window.py" line="325" />
+      <source>Not found in the loaded days</source>
+      <translation>在已加载的日期中未找到</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/main_window.py" line="340" />
+      <source>About Companion</source>
+      <translation>关于 Companion</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/main_window.py" line="371" />
+      <source>Unsaved memory edits</source>
+      <translation>记忆有未保存的修改</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/main_window.py" line="372" />
+      <source>You have unsaved edits in %1. Save them before quitting?</source>
+      <translation>%1 中有未保存的修改。退出前要保存吗？</translation>
+    </message>
+    <message>
+      <source>&amp;File</source>
+      <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+      <source>&amp;Memory</source>
+      <translation>记忆(&amp;M)</translation>
+    </message>
+    <message>
+      <source>&amp;Settings</source>
+      <translation>设置(&amp;S)</translation>
+    </message>
+    <message>
+      <source>&amp;Help</source>
+      <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+      <source>&amp;Tools</source>
+      <translation>工具(&amp;T)</translation>
+    </message>
+  </context>
+  <context>
+    <name>MemoryEditor</name>
+    <message>
+      <location filename="../../companion/ui/memory_editor.py" line="95" />
+      <source>Save</source>
+      <translation>保存</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/memory_editor.py" line="96" />
+      <source>Save (Ctrl+S)</source>
+      <translation>保存 (Ctrl+S)</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/memory_editor.py" line="99" />
+      <source>Preview</source>
+      <translation>预览</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/memory_editor.py" line="103" />
+      <source>History…</source>
+      <translation>历史版本…</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/memory_editor.py" line="127" />
+      <source>Unsaved changes</source>
+      <translation>有未保存的修改</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/memory_editor.py" line="152" />
+      <location filename="../../companion/ui/memory_editor.py" line="160" />
+      <source>Not saved: %1</source>
+      <translation>未保存：%1</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/memory_editor.py" line="167" />
+      <source>Saved</source>
+      <translation>已保存</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/memory_editor.py" line="184" />
+      <source>Reloaded (changed on disk)</source>
+      <translation>已重新载入（磁盘上的文件已更改）</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/memory_editor.py" line="195" />
+      <source>Reload</source>
+      <translation>重新载入</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/memory_editor.py" line="196" />
+      <source>Discard your edits and show the file as it is now</source>
+      <translation>放弃你的修改，显示文件当前内容</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/memory_editor.py" line="198" />
+      <source>Keep mine</source>
+      <translation>保留我的</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/memory_editor.py" line="199" />
+      <source>Keep your edits; saving replaces the other change (it stays in History)</source>
+      <translation>保留你的修改；保存时会替换另一处修改（它仍保存在历史版本中）</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/memory_editor.py" line="201" />
+      <source>Compare</source>
+      <translation>比较</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/memory_editor.py" line="205" />
+      <source>%1 changed on disk while you were editing it (a memory tool, the sleep job or another editor).</source>
+      <translation>%1 在你编辑时已在磁盘上被修改（记忆工具、睡眠任务或其他编辑器）。</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/memory_editor.py" line="220" />
+      <source>%1: on disk vs. your edits</source>
+      <translation>%1：磁盘上的版本与你的修改</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/memory_editor.py" line="221" />
+      <source>on disk</source>
+      <translation>磁盘上</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/memory_editor.py" line="221" />
+      <source>your edits</source>
+      <translation>你的修改</translation>
+    </message>
+  </context>
+  <context>
+    <name>MemoryPane</name>
+    <message>
+      <location filename="../../companion/ui/memory_pane.py" line="42" />
+      <source>Days &amp;&amp; digests</source>
+      <translation>日志与摘要</translation>
+    </message>
+  </context>
+  <context>
+    <name>MessageWidget</name>
+    <message>
+      <location filename="../../companion/ui/chat_view.py" line="167" />
+      <location filename="../../companion/ui/message_widget.py" line="82" />
+      <source>stopped</source>
+      <translation>已停止</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/message_widget.py" line="46" />
+      <source>Copy</source>
+      <translation>复制</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/message_widget.py" line="47" />
+      <source>Copy this message</source>
+      <translation>复制这条消息</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/message_widget.py" line="67" />
+      <source>You</source>
+      <translation>你</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/message_widget.py" line="67" />
+      <source>Companion</source>
+      <translation>Companion</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/message_widget.py" line="108" />
+      <source>replaced</source>
+      <translation>已被替换</translation>
+    </message>
+  </context>
+  <context>
+    <name>ModelDialog</name>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="97" />
+      <source>Model</source>
+      <translation>模型</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="127" />
+      <source>Where the model runs</source>
+      <translation>模型运行位置</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="129" />
+      <source>On this computer (a GGUF file)</source>
+      <translation>在这台电脑上（GGUF 文件）</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="130" />
+      <source>On a model server (OpenAI-compatible: llama-server, Ollama, LM Studio, vLLM)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="141" />
+      <source>Models on this computer</source>
+      <translation>本机上的模型</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="156" />
+      <source>Add file…</source>
+      <translation>添加文件…</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="158" />
+      <source>Use selected</source>
+      <translation>使用所选</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="160" />
+      <source>Remove</source>
+      <translation>移除</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="169" />
+      <source>Download from Hugging Face</source>
+      <translation>从 Hugging Face 下载</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="174" />
+      <source>Other: enter a repository and a file name</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="176" />
+      <source>Model:</source>
+      <translation>模型：</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="181" />
+      <source>Repository:</source>
+      <translation>仓库：</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="182" />
+      <source>File:</source>
+      <translation>文件：</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="186" />
+      <source>Download</source>
+      <translation>下载</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="188" />
+      <source>Stop</source>
+      <translation>停止</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="199" />
+      <source>Performance</source>
+      <translation>性能</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="203" />
+      <source>GPU:</source>
+      <translation>GPU：</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="220" />
+      <source>GPU layers:</source>
+      <translation>GPU 层数：</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="223" />
+      <source>Auto ({n} physical cores)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="225" />
+      <source>CPU threads:</source>
+      <translation>CPU 线程数：</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="231" />
+      <location filename="../../companion/ui/model_settings.py" line="262" />
+      <source>Context size (tokens):</source>
+      <translation>上下文长度（词元）：</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="235" />
+      <source>Memory needed:</source>
+      <translation>所需内存：</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="239" />
+      <source>Model server</source>
+      <translation>模型服务器</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="244" />
+      <source>empty: the first model the server lists</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="247" />
+      <source>optional; kept in {where}</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="252" />
+      <source>Base URL:</source>
+      <translation>服务器地址：</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="253" />
+      <source>Model name:</source>
+      <translation>模型名称：</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="254" />
+      <source>API key:</source>
+      <translation>API 密钥：</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="255" />
+      <source>Timeout:</source>
+      <translation>超时：</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="259" />
+      <source>Ask the server (else 4096)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="261" />
+      <source>The context size the server runs the model with; prompts are kept within it.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="264" />
+      <source>Test connection</source>
+      <translation>测试连接</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="272" />
+      <source>Only the prompt is sent to the server; your memory stays on this computer.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="325" />
+      <source>on the CPU</source>
+      <translation>在 CPU 上</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="325" />
+      <source>{n}/{total} layers on the GPU</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="327" />
+      <source>{need} with a {ctx}-token context, {where}.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="332" />
+      <source>{free:.1f} GB RAM available.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="344" />
+      <source>Add a GGUF model</source>
+      <translation>添加 GGUF 模型</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="344" />
+      <source>GGUF models (*.gguf);;All files (*)</source>
+      <translation>GGUF 模型 (*.gguf);;所有文件 (*)</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="386" />
+      <source>Delete model</source>
+      <translation>删除模型</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="387" />
+      <source>{name} is stored in Companion's models folder. Delete the file ({size})?</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="413" />
+      <source>Enter the repository (owner/name) and the .gguf file name.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="425" />
+      <source>Downloaded {name}; checksum verified.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="438" />
+      <location filename="../../companion/ui/model_settings.py" line="528" />
+      <source>Wait for the current copy or download to finish, or stop it.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="482" />
+      <source>Connecting…</source>
+      <translation>正在连接…</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="489" />
+      <source>Connected: {model}, context {ctx} tokens.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="501" />
+      <source>Enter the server's address, e.g. http://127.0.0.1:8080/v1</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
+    <name>ReportDialog</name>
+    <message>
+      <location filename="../../companion/ui/sleep_glue.py" line="224" />
+      <source>What I learned</source>
+      <translation>我学到了什么</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/sleep_glue.py" line="236" />
+      <source>Undo this</source>
+      <translation>撤销这条</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/sleep_glue.py" line="237" />
+      <source>Undo all</source>
+      <translation>全部撤销</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/sleep_glue.py" line="251" />
+      <source> (undone)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../companion/ui/sleep_glue.py" line="253" />
+      <source>From </source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../companion/ui/sleep_glue.py" line="258" />
+      <source>{n} proposal(s) were refused (duplicates, secrets, unsupported claims).</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
+    <name>SettingsDialog</name>
+    <message>
+      <location filename="../../companion/ui/settings_dialog.py" line="34" />
+      <source>Preferences</source>
+      <translation>偏好设置</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/settings_dialog.py" line="38" />
+      <source>Names</source>
+      <translation>名字</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/settings_dialog.py" line="41" />
+      <source>How the companion calls you</source>
+      <translation>助手如何称呼你</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/settings_dialog.py" line="43" />
+      <source>Companion</source>
+      <translation>Companion</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/settings_dialog.py" line="44" />
+      <source>Your name:</source>
+      <translation>你的名字：</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/settings_dialog.py" line="45" />
+      <source>Companion's name:</source>
+      <translation>助手的名字：</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/settings_dialog.py" line="46" />
+      <source>Saved into USER.md and SOUL.md, where you can edit them too.</source>
+      <translation>保存在 USER.md 和 SOUL.md 中，你也可以在那里编辑。</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/settings_dialog.py" line="52" />
+      <source>Sleep</source>
+      <translation>睡眠</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/settings_dialog.py" line="54" />
+      <source>Distill the day into long-term memory every night</source>
+      <translation>每晚把当天的对话提炼进长期记忆</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/settings_dialog.py" line="61" />
+      <source>Sleep at:</source>
+      <translation>睡眠时间：</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/settings_dialog.py" line="85" />
+      <source>Preferences not saved</source>
+      <translation>偏好设置未保存</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/settings_dialog.py" line="88" />
+      <source>Preferences saved.</source>
+      <translation>偏好设置已保存。</translation>
+    </message>
+  </context>
+  <context>
+    <name>SleepController</name>
+    <message>
+      <location filename="../../companion/ui/sleep_glue.py" line="73" />
+      <location filename="../../companion/ui/sleep_glue.py" line="177" />
+      <source>Sleep now</source>
+      <translation>立即睡眠</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/sleep_glue.py" line="74" />
+      <source>Distill today's conversations into long-term memory now</source>
+      <translation>现在把今天的对话提炼进长期记忆</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/sleep_glue.py" line="77" />
+      <source>What I learned last night…</source>
+      <translation>我昨晚学到了什么…</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/sleep_glue.py" line="141" />
+      <source>Already sleeping; the report comes when it finishes.</source>
+      <translation>已在睡眠中；完成后会给出报告。</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/sleep_glue.py" line="146" />
+      <source>Stop sleeping</source>
+      <translation>停止睡眠</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/sleep_glue.py" line="147" />
+      <source>💤 Sleeping…</source>
+      <translation>💤 睡眠中…</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/sleep_glue.py" line="204" />
+      <source>No sleep report yet: the first one comes after tonight.</source>
+      <translation>还没有睡眠报告：今晚之后会有第一份。</translation>
+    </message>
+  </context>
+  <context>
+    <name>_TransferDialog</name>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="111" />
+      <source>Cancel</source>
+      <translation>取消</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="115" />
+      <source>Working…</source>
+      <translation>处理中…</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="153" />
+      <source>Close</source>
+      <translation>关闭</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/portability.py" line="161" />
+      <source>Stopping…</source>
+      <translation>正在停止…</translation>
+    </message>
+  </context>
+  <context>
+    <name>window</name>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="52" />
+      <source>&amp;Model…</source>
+      <translation>模型(&amp;M)…</translation>
+    </message>
+  </context>
+</TS>
