@@ -11,6 +11,7 @@ from typing import Callable, Iterable
 from companion.memory import sections
 from companion.memory.daylog import DayLog, read_file
 from companion.memory.dedupe import find_duplicate, normalize
+from companion.memory.sensitive import find_sensitive
 from companion.memory.filelock import locked
 from companion.memory.records import Record, make_id
 
@@ -76,6 +77,7 @@ def entries(body: str) -> list[Entry]:
 class MergeCount:
     added: int = 0
     skipped: int = 0
+    secrets: int = 0  # entries left out because they look like a password, key or card number
 
 
 def merge_body(target: str, source: str, rewrite: Callable[[str], str] = lambda text: text) -> tuple[str, MergeCount]:
@@ -86,6 +88,9 @@ def merge_body(target: str, source: str, rewrite: Callable[[str], str] = lambda 
     for entry in entries(source):
         if not normalize(entry.first_line) or find_duplicate(_comparable(entry.first_line), known):
             count.skipped += 1
+            continue
+        if find_sensitive(entry.text):
+            count.secrets += 1
             continue
         text = rewrite(entry.text)
         heading = entry.section or UNSECTIONED

@@ -10,7 +10,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("a secret", re.compile(r"(?i)\b(api[_ -]?key|secret|token)\b\s*(is|:|=)\s*\S{6,}")),
     ("an IBAN", re.compile(r"\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}\s?[A-Z0-9]{1,4}\b")),
 ]
-_CARD = re.compile(r"\b(?:\d[ -]?){13,19}\b")
+# Card numbers: 13-19 digits in one run or in groups of four; not phone numbers ("+86 138 1234 5678").
+_CARD = re.compile(r"(?<![+\d])(?:\d{13,19}|\d{4}[ -]\d{6}[ -]\d{5}|(?:\d{4}[ -]){2,3}\d{4}(?:[ -]?\d{1,3})?)(?!\d)")
 
 
 def _luhn_ok(digits: str) -> bool:

@@ -77,3 +77,11 @@ def test_torn_last_line_is_sealed_not_extended(tmp_path: Path) -> None:
     read = read_file(path)
     assert [r.text for r in read.records] == ["ok", "new"] and len(read.problems) == 1
     assert path.read_bytes().count(b"\n") == 3
+
+
+def test_entries_that_look_like_secrets_are_not_imported():
+    from companion.memory.merge import merge_body
+
+    body, count = merge_body("## Facts\n", "## Facts\n- Likes tea\n- My bank password is hunter22\n")
+    assert "Likes tea" in body and "hunter22" not in body
+    assert count.secrets == 1 and count.added == 1
