@@ -95,7 +95,17 @@ def resolve(repo_id: str, filename: str, revision: str = "main", token: str | No
     except hf_errors.RevisionNotFoundError as exc:
         raise DownloadError(f"{repo_id} has no revision '{revision}'.") from exc
     except hf_errors.HfHubHTTPError as exc:
-        raise DownloadError(f"The Hub refused the request for {repo_id}/{filename}: {exc}") from exc
+        status = getattr(getattr(exc, "response", None), "status_code", None)
+        if status == 404:
+            raise DownloadError(
+                f"{base} has no file '{filename}' in '{repo_id}'. Check both names (they are case-sensitive)."
+            ) from exc
+        if status in (401, 403):
+            raise DownloadError(
+                f"{repo_id} needs a Hugging Face login: run `hf auth login` or set HF_TOKEN, then try again."
+            ) from exc
+        first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise DownloadError(f"The Hub refused the request for {repo_id}/{filename}: {first_line}") from exc
     except (OSError, ValueError) as exc:
         raise DownloadError(f"Cannot reach {base}: {exc}. Check your internet connection.") from exc
     except Exception as exc:  # the Hub client's HTTP library raises its own connection errors

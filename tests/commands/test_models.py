@@ -60,3 +60,51 @@ def test_download_list_and_missing_file_name(tmp_path, capsys):
     assert "companion models download" in capsys.readouterr().out
     assert main(["--home", str(tmp_path / "home"), "models", "download", "someone/repo"]) == 1
     assert "file name" in capsys.readouterr().err
+
+
+def test_download_use_against_a_local_hub(tmp_path, capsys, monkeypatch, tiny_model_path):
+    import hashlib
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    content = tiny_model_path.read_bytes()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def _headers(self):
+            found = self.path == "/me/Smol-GGUF/resolve/main/smol.gguf"
+            self.send_response(200 if found else 404)
+            self.send_header("ETag", f'"{hashlib.sha256(content).hexdigest()}"')
+            self.send_header("Content-Length", str(len(content)) if found else "0")
+            self.end_headers()
+            return found
+
+        def do_HEAD(self):
+            self._headers()
+
+        def do_GET(self):
+            if self._headers():
+                self.wfile.write(content)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
+    try:
+        home = tmp_path / "home"
+        assert main(["--home", str(home), "models", "download", "me/Smol-GGUF", "smol.gguf", "--use"]) == 0
+        captured = capsys.readouterr()
+        assert "checksum verified" in captured.out and "100.0%" in captured.err
+        assert load_settings(home / "settings.toml").model.path == str(home / "models" / "smol.gguf")
+        assert main(["--home", str(home), "models", "download", "me/Smol-GGUF", "other.gguf"]) == 1
+        error = capsys.readouterr().err
+        assert "no file 'other.gguf' in 'me/Smol-GGUF'" in error and "mozilla" not in error
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
