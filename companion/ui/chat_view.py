@@ -147,6 +147,10 @@ class ChatView(QScrollArea):
         assert self._streaming is not None
         self._streaming.append(text)
 
+    def replace_reply(self, text: str) -> None:
+        if self._streaming is not None:
+            self._streaming.set_text(text)
+
     def finish_reply(self, record: Record | None, cancelled: bool = False) -> None:
         widget = self._streaming
         self._streaming = None
@@ -157,7 +161,8 @@ class ChatView(QScrollArea):
             self._streaming = None
         if record is not None:
             widget.record_id = record.id
-            widget.set_text(record.text)
+            if record.text != widget.text().strip():
+                widget.set_text(record.text)
             widget.when.setText(record.timestamp.strftime("%H:%M"))
             self._by_id[record.id] = widget
             replaces = record.extra.get("replaces")

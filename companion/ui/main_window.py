@@ -244,6 +244,8 @@ class MainWindow(QMainWindow):
             self.chat.add_record(event.record)
         elif event.kind == "memory":
             self.chat.add_notice(event.text)
+        elif event.kind == "trimmed":  # the model looped: the reply keeps only the part before the loop
+            self.chat.replace_reply(event.text)
         elif event.kind == "tool" and event.record is not None:
             self.chat.add_record(event.record)
         elif event.kind == "done":

@@ -11,6 +11,38 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QToolBut
 from companion.memory.records import Record
 
 
+class _Label(QLabel):
+    """QLabel re-lays out its whole document on every heightForWidth call; remember the answers."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._heights: dict[int, int] = {}
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt name)
+        self._heights.clear()
+        super().setText(text)
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt name)
+        height = self._heights.get(width)
+        if height is None:
+            height = self._heights[width] = super().heightForWidth(width)
+        return height
+
+    def changeEvent(self, event: object) -> None:  # noqa: N802 (Qt name)
+        self._heights.clear()  # font or style changed
+        super().changeEvent(event)  # type: ignore[arg-type]
+
+
+def block_end(text: str, start: int) -> int | None:
+    """End of the first complete Markdown block after `start` (a blank line outside code fences)."""
+    position = start
+    while (found := text.find("\n\n", position)) != -1:
+        if text.count("```", start, found) % 2 == 0:
+            return found + 2
+        position = found + 2
+    return None
+
+
 class MessageWidget(QFrame):
     """A card; `role` is user, assistant, tool or event (the last two are shown small)."""
 
@@ -50,18 +82,27 @@ class MessageWidget(QFrame):
         self.copy_button.clicked.connect(self.copy)
         header.addWidget(self.copy_button)
         layout.addLayout(header)
-        self.body = QLabel()
-        self.body.setObjectName("body")
-        self.body.setWordWrap(True)
-        self.body.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
-        self.body.setOpenExternalLinks(True)
-        self.body.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
-        self.body.setTextFormat(Qt.TextFormat.MarkdownText if role == "assistant" else Qt.TextFormat.PlainText)
-        layout.addWidget(self.body)
+        self._blocks = QVBoxLayout()
+        self._blocks.setSpacing(4)
+        layout.addLayout(self._blocks)
+        self._frozen: list[QLabel] = []  # finished Markdown blocks of a reply, never re-rendered
+        self._frozen_len = 0
+        self.body = self._label()  # the text, or the unfinished last block of a reply
+        self._blocks.addWidget(self.body)
         if role in ("tool", "event"):
             self.who.hide()
             self.copy_button.hide()
         self._render()
+
+    def _label(self) -> QLabel:
+        label = _Label()
+        label.setObjectName("body")
+        label.setWordWrap(True)
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+        label.setOpenExternalLinks(True)
+        label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+        label.setTextFormat(Qt.TextFormat.MarkdownText if self.role == "assistant" else Qt.TextFormat.PlainText)
+        return label
 
     def _who_text(self, role: str) -> str:
         return {"user": self.tr("You"), "assistant": self.tr("Companion")}.get(role, "")
@@ -90,14 +131,33 @@ class MessageWidget(QFrame):
         self._render()
 
     def set_text(self, text: str) -> None:
+        if not text.startswith(self._text[: self._frozen_len]):
+            for label in self._frozen:
+                label.deleteLater()
+            self._frozen.clear()
+            self._frozen_len = 0
         self._text = text
         self._render()
 
     def _render(self) -> None:
-        shown = self._text if self._text or self.role != "assistant" else "…"
-        if self.role in ("tool", "event") and len(shown) > 300:
-            shown = shown[:300] + "…"
-        self.body.setText(shown)
+        if self.role != "assistant":
+            shown = self._text
+            if self.role in ("tool", "event") and len(shown) > 300:
+                shown = shown[:300] + "…"
+            self.body.setText(shown)
+            return
+        # Re-rendering a long Markdown label costs O(length) per update: freeze finished blocks.
+        while (cut := block_end(self._text, self._frozen_len)) is not None:
+            block = self._text[self._frozen_len:cut].strip("\n")
+            self._frozen_len = cut
+            if block.strip():
+                label = self._label()
+                label.setText(block)
+                self._blocks.insertWidget(len(self._frozen), label)
+                self._frozen.append(label)
+        tail = self._text[self._frozen_len:].strip("\n")
+        self.body.setText(tail if tail or self._frozen else "…")
+        self.body.setVisible(bool(tail) or not self._frozen)
 
     def set_note(self, note: str) -> None:
         self.note.setText(note)
