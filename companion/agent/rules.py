@@ -55,10 +55,20 @@ def _clean(text: str) -> str:
     return text.strip().strip(_TRAIL).strip()
 
 
+_AGREE = re.compile(
+    r"\b(the user) (like|love|live|work|want|need|prefer|hate|enjoy|play|speak|go|study|drink|eat|read|watch|own|use|"
+    r"teach|run|cook|write|know|think|feel|plan|hope)\b",
+    re.I,
+)
+
+
 def third_person(fact: str) -> str:
-    """'my sister is Lea' -> 'the user's sister is Lea' (so the entry reads right out of context)."""
+    """'my sister is Lea' -> 'the user's sister is Lea', 'I like tea' -> 'the user likes tea'."""
     for pattern, replacement in _FIRST_PERSON:
         fact = pattern.sub(replacement, fact)
+    fact = re.sub(r"\b(the user) have\b", r"\1 has", fact, flags=re.I)
+    fact = re.sub(r"\b(the user) (go)\b", r"\1 goes", fact, flags=re.I)
+    fact = _AGREE.sub(lambda m: f"{m.group(1)} {m.group(2)}s" if m.group(2).lower() != "go" else m.group(0), fact)
     fact = fact.strip()
     return fact[:1].upper() + fact[1:] if fact else fact
 

@@ -344,6 +344,8 @@ class Agent:
             if rest:
                 reply += rest
                 yield TurnEvent("delta", text=rest)
+            if reason != "repetition" and guard.feed("\n"):  # the loop's last line had no newline yet
+                reason = "repetition"
             if reason == "cancelled":
                 stats.cancelled = True
                 break

@@ -11,6 +11,7 @@ from typing import Any, TextIO
 from companion.agent.turn import Agent, TurnStats
 from companion.errors import CompanionError
 from companion.llm.loader import add_backend_arguments, load_backend, settings_from_args
+from companion.llm.priority import SharedBackend
 from companion.runtime import open_home
 
 

@@ -36,3 +36,13 @@ def test_bootstrap_answers_english_and_chinese():
 
 def test_third_person():
     assert third_person("I am from Graz and my dog is Rex") == "The user is from Graz and the user's dog is Rex"
+
+
+@pytest.mark.parametrize("fact,expected", [
+    ("I like green tea", "The user likes green tea"),
+    ("I have two cats", "The user has two cats"),
+    ("I go running on Sundays", "The user goes running on Sundays"),
+    ("I work as a nurse", "The user works as a nurse"),
+])
+def test_third_person_verb_agreement(fact, expected):
+    assert third_person(fact) == expected

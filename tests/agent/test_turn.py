@@ -258,3 +258,9 @@ def test_a_pasted_megabyte_is_clipped_in_the_prompt_but_kept_in_the_log(agent, s
     final = scripted.prompts[-1][-1]["content"]
     assert len(final) < 20_000 and "more characters not shown" in final
     assert DayLog(home.days).read_day(clock().date()).records[0].text == huge
+
+
+def test_a_loop_that_ends_the_reply_is_trimmed_too(agent, scripted):
+    scripted.queue("Hi!\n\n" + "\n\n".join(["I'll keep this to a brief story for you."] * 3))
+    events = run(agent, "hello")
+    assert events[-1].text == "Hi!\n\nI'll keep this to a brief story for you."
