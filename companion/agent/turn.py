@@ -202,6 +202,11 @@ class Agent:
         except CompanionError as exc:
             log.warning("Daytime learning failed: %s", exc)
 
+    def stop_background(self) -> None:
+        """Stop background work that uses the model; call before closing or replacing it."""
+        if self.learner is not None:
+            self.learner.stop()
+
     def _background_backend(self) -> Backend | None:
         """A view of the model that yields to chat, when the model is shared that way."""
         shared = getattr(self.backend, "shared", None)

@@ -32,6 +32,7 @@ def run(args: argparse.Namespace) -> int:
             return 2
         # Chat goes first; daytime learning uses the same model in the background.
         chat_backend = SharedBackend(backend).foreground(owner=True)
+        agent: Agent | None = None
         try:
             agent = Agent(runtime.home, chat_backend, runtime.settings)
             for warning in backend.info.warnings:
@@ -40,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
             agent.start()
             return repl(agent, sys.stdin, out, interactive=sys.stdin.isatty())
         finally:
+            if agent is not None:
+                agent.stop_background()
             chat_backend.close()
 
 
@@ -72,7 +75,7 @@ def repl(agent: Agent, stdin: TextIO, out: TextIO, interactive: bool) -> int:
         warm.join()
         _one_turn(agent, line, out)
         warm = _warm(agent)
-    warm.join(timeout=5)
+    warm.join()  # never close the model under a running prefill
     return 0
 
 

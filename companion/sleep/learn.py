@@ -111,6 +111,7 @@ class DaytimeLearner:
         self.on_learned = on_learned
         self.after_model = after_model  # the model path replaced chat's KV cache: warm it again
         self._thread: threading.Thread | None = None
+        self._view: Backend | None = None
 
     def after_turn(self, user: Record, reply: Record | None, used_memory_tool: bool) -> list[Outcome]:
         if not worth_learning(user, used_memory_tool):
@@ -127,13 +128,22 @@ class DaytimeLearner:
         if self._thread is not None:
             self._thread.join(timeout)
 
+    def stop(self, timeout: float = 30.0) -> None:
+        """Cancel a background model pass and wait for it (before the model is closed or replaced)."""
+        view = self._view
+        if view is not None:
+            view.cancel()
+        self.wait(timeout)
+
     def _model_path(self, backend: Backend, user: Record, reply: Record | None) -> None:
+        self._view = backend
         try:
             self.apply(model_ops(backend, user, reply), user, reply)
         except CompanionError as exc:
             log.info("Daytime learning skipped: %s", exc)
         finally:
-            if self.after_model is not None:
+            self._view = None
+            if self.after_model is not None and not getattr(backend, "cancelled", False):
                 self.after_model()
 
     def apply(self, ops: list[Op], user: Record, reply: Record | None) -> list[Outcome]:

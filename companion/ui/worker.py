@@ -96,6 +96,7 @@ class ModelWorker(QObject):
         thread.quit()
 
     def _close_backend(self) -> None:
+        self.agent.stop_background()  # daytime learning may be using the model
         backend = self.agent.backend
         self.agent.backend = None
         if backend is not None:
