@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import faulthandler
 import logging
+import signal
 import sys
 from pathlib import Path
 from typing import IO
 
-from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTimer, QTranslator
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from companion.errors import AlreadyRunningError, CompanionError
 from companion.paths import Home, resources_dir
@@ -25,6 +26,7 @@ def _app() -> QApplication:
     app = QApplication.instance()
     if not isinstance(app, QApplication):
         app = QApplication(sys.argv[:1])
+        app.setDesktopFileName("companion")  # ties the window to companion.desktop (icon, name) on Wayland
     app.setApplicationName("Companion")
     app.setOrganizationName("Companion")
     app.setApplicationDisplayName("Companion")
@@ -112,12 +114,30 @@ def run(args: argparse.Namespace) -> int:
     try:
         window = MainWindow(runtime.home, runtime.settings)
         window.show()
+        _quit_on_termination_signals(app, window)
         if previous_crash:
             _show_crash(window, runtime.home, previous_crash)
         return int(app.exec())
     finally:
         stop_crash_log(runtime.home, crash_handle)
         runtime.close()
+
+
+def _quit_on_termination_signals(app: QApplication, window: QWidget) -> None:
+    """SIGTERM/SIGINT (logout, `kill`, Ctrl-C in a terminal) close the window the normal way, so the
+    reply in progress is logged and the model is closed. Qt's event loop does not run Python
+    signal handlers by itself: a timer hands control back to the interpreter regularly."""
+    def close(*_: object) -> None:
+        window.close()
+        app.quit()
+
+    for name in ("SIGTERM", "SIGINT"):
+        number = getattr(signal, name, None)
+        if number is not None:
+            signal.signal(number, close)
+    timer = QTimer(window)
+    timer.timeout.connect(lambda: None)
+    timer.start(250)
 
 
 def _show_crash(window: QMessageBox | object, home: Home, text: str) -> None:

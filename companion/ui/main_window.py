@@ -62,6 +62,7 @@ class MainWindow(QMainWindow):
         self.store = LongTermStore(home, History(home.history, keep=settings.memory.history_keep))
         self.daylog = DayLog(home.days, clock)
         self.agent = Agent(home, None, settings, clock=clock, store=self.store, daylog=self.daylog)
+        self.agent.start()  # SOUL.md `app_start` triggers join the first reply's notes
         self._backend: Backend | None = None
         self._menus: dict[str, QMenu] = {}
         self.setWindowTitle(self.tr("Companion"))

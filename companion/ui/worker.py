@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from typing import Callable, Iterator
@@ -11,6 +12,7 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 from companion.agent.turn import Agent, TurnEvent
 from companion.errors import CompanionError
 from companion.llm.base import Backend
+from companion.paths import Home
 from companion.settings import ModelSettings
 
 log = logging.getLogger(__name__)
@@ -19,10 +21,10 @@ FLUSH_SECONDS = 1 / 30  # the view repaints at most ~30 times a second while str
 Loader = Callable[[ModelSettings], Backend]
 
 
-def _default_loader(settings: ModelSettings) -> Backend:
+def _default_loader(settings: ModelSettings, home: Home | None = None) -> Backend:
     from companion.llm.loader import load_backend
 
-    return load_backend(settings)  # type: ignore[no-any-return]
+    return load_backend(settings, home=home)  # type: ignore[no-any-return]
 
 
 class ModelWorker(QObject):
@@ -150,7 +152,8 @@ class ModelController(QObject):
         self.agent = agent
         self.thread = QThread()
         self.thread.setObjectName("model-worker")
-        self.worker = ModelWorker(agent, loader or _default_loader)
+        # The home matters for a model server's API key kept under this home's state/.
+        self.worker = ModelWorker(agent, loader or functools.partial(_default_loader, home=agent.home))
         self.worker.moveToThread(self.thread)
         self._load.connect(self.worker.load)
         self._adopt.connect(self.worker.adopt)

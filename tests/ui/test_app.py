@@ -49,3 +49,23 @@ def test_chinese_translation_is_installed_for_a_chinese_locale(qapp) -> None:
         for translator in translators:
             qapp.removeTranslator(translator)
     assert QCoreApplication.translate("MainWindow", "&File") == "&File"
+
+
+def test_sigterm_closes_the_app_cleanly(tmp_path):
+    """Logout or `kill` closes the window the normal way (model closed, exit code 0)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    env = {**os.environ, "COMPANION_HOME": str(tmp_path / "h"), "QT_QPA_PLATFORM": "offscreen"}
+    proc = subprocess.Popen([sys.executable, "-m", "companion"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    lock = tmp_path / "h" / "state" / "companion.lock"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (lock.exists() and lock.read_text().strip()):
+        time.sleep(0.2)
+    time.sleep(3)  # the window is up and the model loading or loaded
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err.decode(errors="replace")
