@@ -195,8 +195,10 @@ class Agent:
     def learn_pending(self) -> None:
         """Run daytime learning on the exchange that just ended (once)."""
         pending, self._pending_exchange = self._pending_exchange, None
-        if pending is None or self.learner is None:
+        if pending is None or not self.settings.memory.auto_learn:  # the setting may change at run time
             return
+        if self.learner is None:
+            self.learner = self._make_learner()
         try:
             self.learner.after_turn(*pending)
         except CompanionError as exc:

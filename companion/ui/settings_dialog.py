@@ -59,6 +59,10 @@ class SettingsDialog(QDialog):
         self.sleep_time.setEnabled(window.settings.sleep.enabled)
         form.addRow(self.sleep_enabled)
         form.addRow(self.tr("Sleep at:"), self.sleep_time)
+        self.auto_learn = QCheckBox(self.tr("Also learn from our conversations during the day"))
+        self.auto_learn.setToolTip(self.tr("After a reply, facts you tell about yourself go to USER.md / MEMORY.md"))
+        self.auto_learn.setChecked(window.settings.memory.auto_learn)
+        form.addRow(self.auto_learn)
         layout.addWidget(sleep)
 
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
@@ -80,6 +84,7 @@ class SettingsDialog(QDialog):
             set_name(window.store, "SOUL.md", "## Identity", self.companion_name.text())
             window.settings.sleep.enabled = self.sleep_enabled.isChecked()
             window.settings.sleep.time = self.sleep_time.time().toString("HH:mm")
+            window.settings.memory.auto_learn = self.auto_learn.isChecked()
             save_settings(window.home.settings_file, window.settings)
         except CompanionError as exc:
             QMessageBox.warning(self, self.tr("Preferences not saved"), str(exc))

@@ -63,6 +63,9 @@ class SleepController(QObject):
         if window.backend is not None:
             self._backend_changed(window.backend)
         self._start_schedule(catch_up_delay_ms)
+        self._show_next()
+        if hasattr(window, "settings_changed"):
+            window.settings_changed.connect(self._reschedule)
         window.destroyed.connect(lambda *_: self.shutdown())
 
     # -- UI -------------------------------------------------------------------
@@ -80,6 +83,27 @@ class SleepController(QObject):
         self.status = QLabel()
         self.status.hide()
         self.window.add_status_widget(self.status)
+        self.next_label = QLabel()
+        self.next_label.setToolTip(self.tr("When the companion next distills the day into long-term memory"))
+        self.window.add_status_widget(self.next_label)
+
+    def _show_next(self) -> None:
+        when = self.next_run_time()
+        if not self.window.settings.sleep.enabled:
+            self.next_label.setText(self.tr("Nightly sleep off"))
+        elif when is not None:
+            self.next_label.setText(self.tr("Next sleep %1").replace("%1", when.strftime("%a %H:%M")))
+        else:
+            self.next_label.setText("")
+
+    @Slot()
+    def _reschedule(self) -> None:
+        """Preferences changed: the new time (or off) takes effect at once, without a catch-up run."""
+        if self.scheduler is not None and self.scheduler.running:
+            self.scheduler.shutdown(wait=False)
+        self.scheduler = None
+        self._start_schedule(catch_up_delay_ms=None)
+        self._show_next()
 
     @property
     def running(self) -> bool:
@@ -114,7 +138,7 @@ class SleepController(QObject):
             log.warning("%s Using 03:00.", exc)
             return parse_time("03:00")
 
-    def _start_schedule(self, catch_up_delay_ms: int) -> None:
+    def _start_schedule(self, catch_up_delay_ms: int | None) -> None:
         if not self.window.settings.sleep.enabled:
             return
         at = self._sleep_time()
@@ -123,6 +147,8 @@ class SleepController(QObject):
         self.scheduler.add_job(self.due.emit, CronTrigger(hour=at.hour, minute=at.minute), id="sleep",
                                misfire_grace_time=_MISFIRE_GRACE_S, coalesce=True, max_instances=1)
         self.scheduler.start()
+        if catch_up_delay_ms is None:
+            return
         last_run = Cursor.load(self.window.home.state / "sleep_cursor.json").last_run
         if is_due(last_run, self.clock(), at):
             QTimer.singleShot(catch_up_delay_ms, self.run_now)  # the missed night, once
@@ -176,6 +202,7 @@ class SleepController(QObject):
     def _idle(self) -> None:
         self.sleep_action.setText(self.tr("Sleep now"))
         self.status.hide()
+        self._show_next()
 
     @Slot(object)
     def _on_finished(self, report: SleepReport) -> None:

@@ -28,3 +28,13 @@ def test_names_and_sleep_time_are_saved(qtbot, window: MainWindow, home: Home) -
     assert again.apply()
     soul = window.store.read("SOUL.md").body
     assert "- Name: Pip" in soul and "Mochi" not in soul
+
+
+def test_daytime_learning_can_be_turned_off(qtbot, window: MainWindow, home: Home) -> None:
+    dialog = SettingsDialog(window, window)
+    qtbot.addWidget(dialog)
+    assert dialog.auto_learn.isChecked()
+    dialog.auto_learn.setChecked(False)
+    assert dialog.apply()
+    assert load_settings(home.settings_file).memory.auto_learn is False
+    assert window.agent.settings.memory.auto_learn is False  # the running agent follows at once

@@ -175,3 +175,25 @@ def test_installs_into_the_real_main_window(qtbot, make_window) -> None:  # type
     texts = [a.text() for a in window.menu("&Memory").actions()]
     assert "Sleep now" in texts and "What I learned last night…" in texts
     window.sleep_controller.shutdown()
+
+
+def test_status_bar_shows_the_next_sleep_and_follows_preferences(qtbot, tmp_path):
+    from companion.ui.main_window import MainWindow
+    from companion.memory.setup import ensure_home
+    from companion.paths import Home
+    from companion.settings import Settings
+
+    home = Home(tmp_path / "h")
+    ensure_home(home)
+    settings = Settings()
+    window = MainWindow(home, settings)
+    qtbot.addWidget(window)
+    glue = window.sleep_controller
+    assert glue.next_label.text().startswith("Next sleep") and "03:00" in glue.next_label.text()
+    settings.sleep.time = "04:15"
+    window.settings_changed.emit()
+    assert "04:15" in glue.next_label.text()
+    settings.sleep.enabled = False
+    window.settings_changed.emit()
+    assert glue.next_label.text() == "Nightly sleep off"
+    window.close()
