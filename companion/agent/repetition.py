@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 MIN_LINE = 12
 LINE_REPEATS = 3
+SHAPE_REPEATS = 6  # a short numbered list may share a shape; six copies of it is a loop
 TAIL_WINDOW = 400
 
 
@@ -16,6 +18,7 @@ class RepetitionGuard:
     def __init__(self) -> None:
         self.text = ""
         self._lines: Counter[str] = Counter()
+        self._shapes: Counter[str] = Counter()
         self._done_upto = 0
         self.looping = False
 
@@ -23,11 +26,12 @@ class RepetitionGuard:
         self.text += piece
         while "\n" in self.text[self._done_upto :]:
             end = self.text.index("\n", self._done_upto)
-            line = " ".join(self.text[self._done_upto : end].split()).casefold()
+            raw = " ".join(self.text[self._done_upto : end].split()).casefold()
             self._done_upto = end + 1
-            if len(line) >= MIN_LINE:
-                self._lines[line] += 1
-                if self._lines[line] >= LINE_REPEATS:
+            if len(raw) >= MIN_LINE:
+                self._lines[raw] += 1
+                self._shapes[_shape(raw)] += 1
+                if self._lines[raw] >= LINE_REPEATS or self._shapes[_shape(raw)] >= SHAPE_REPEATS:
                     self.looping = True
         if not self.looping and len(self.text) > 200:
             self.looping = _tail_loops(self.text[-TAIL_WINDOW:])
@@ -48,6 +52,14 @@ class RepetitionGuard:
         if partial and kept and kept[-1] is lines[-1] and any(s != partial and s.startswith(partial) for s in seen):
             kept.pop()  # the cut-off start of yet another repeat
         return "\n".join(kept).strip()
+
+
+_NUMBER = re.compile(r"\d+")
+
+
+def _shape(line: str) -> str:
+    """Lines that differ only in numbers ("Age_27", "Age_28", ...) share a shape."""
+    return _NUMBER.sub("#", line)
 
 
 def _tail_loops(tail: str) -> bool:

@@ -26,7 +26,19 @@ def test_repeated_phrase_without_newlines():
 
 
 def test_normal_text_is_not_a_loop():
-    text = "\n".join(f"- Step {i}: do the thing number {i} carefully." for i in range(30))
+    steps = ["Preheat the oven", "Mix flour and butter", "Add two eggs", "Fold in the apples", "Bake for 40 minutes",
+             "Let it cool", "Dust with sugar", "Serve with cream"]
+    text = "\n".join(f"{i}. {step}, then check it." for i, step in enumerate(steps, 1))
     guard = feed_all(text)
     assert not guard.looping
     assert guard.trimmed() == text.strip()
+
+
+def test_lines_that_differ_only_in_numbers_are_a_loop():
+    text = "Bio\n" + "".join(f"- My name is [Persona_Name_Age_{i}]\nBio\n" for i in range(20, 30))
+    assert feed_all(text).looping
+
+
+def test_a_numbered_list_is_not_a_loop():
+    text = "\n".join(f"{i}. Buy item number {i} at the market" for i in range(1, 6))
+    assert not feed_all(text + "\n").looping
