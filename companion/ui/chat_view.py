@@ -151,6 +151,11 @@ class ChatView(QScrollArea):
         if self._streaming is not None:
             self._streaming.set_text(text)
 
+    def set_recalled(self, record_id: str, hits: list[dict[str, object]]) -> None:
+        widget = self._by_id.get(record_id)
+        if widget is not None:
+            widget.set_recalled(hits)
+
     def finish_reply(self, record: Record | None, cancelled: bool = False) -> None:
         widget = self._streaming
         self._streaming = None

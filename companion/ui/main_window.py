@@ -64,6 +64,7 @@ class MainWindow(QMainWindow):
         self.agent = Agent(home, None, settings, clock=clock, store=self.store, daylog=self.daylog)
         self.agent.start()  # SOUL.md `app_start` triggers join the first reply's notes
         self._backend: Backend | None = None
+        self._recalled: list[dict[str, object]] = []  # memories recalled for the reply in progress
         self._menus: dict[str, QMenu] = {}
         self.setWindowTitle(self.tr("Companion"))
         self.resize(1180, 760)
@@ -249,9 +250,14 @@ class MainWindow(QMainWindow):
             self.chat.replace_reply(event.text)
         elif event.kind == "tool" and event.record is not None:
             self.chat.add_record(event.record)
+        elif event.kind == "recall":
+            self._recalled = list(event.data.get("hits") or [])
         elif event.kind == "done":
             stats = event.data.get("stats")
             self.chat.finish_reply(event.record, bool(stats and stats.cancelled))
+            if event.record is not None and self._recalled:
+                self.chat.set_recalled(event.record.id, self._recalled)
+            self._recalled = []
             if stats is not None and stats.tokens:
                 self.speed_label.setText(self.tr("%1 tok/s").replace("%1", f"{stats.tokens_per_second:.1f}"))
         elif event.kind == "error":

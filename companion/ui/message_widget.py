@@ -119,6 +119,9 @@ class MessageWidget(QFrame):
         except ValueError:
             when = None
         widget = cls(record.role, text, when, record.id)
+        recalled = record.extra.get("recalled")
+        if isinstance(recalled, list) and recalled:
+            widget.set_recalled([{"where": str(w)} for w in recalled])
         if record.extra.get("cancelled"):
             widget.set_note(QCoreApplication.translate("MessageWidget", "stopped"))
         return widget
@@ -158,6 +161,39 @@ class MessageWidget(QFrame):
         tail = self._text[self._frozen_len:].strip("\n")
         self.body.setText(tail if tail or self._frozen else "…")
         self.body.setVisible(bool(tail) or not self._frozen)
+
+    def set_recalled(self, hits: list[dict[str, object]]) -> None:
+        """An expandable list, under a reply, of the memories recalled for it."""
+        if not hits:
+            return
+        lines = []
+        for hit in hits:
+            where = hit.get("where") or hit.get("id") or hit.get("file") or ""
+            date = hit.get("date") or ""
+            text = str(hit.get("text") or "")
+            snippet = (text[:160] + "…") if len(text) > 160 else text
+            lines.append(" · ".join(str(p) for p in (date, where) if p) + (f": {snippet}" if snippet else ""))
+        if getattr(self, "recalled_button", None) is None:
+            self.recalled_button = QToolButton()
+            self.recalled_button.setObjectName("recalled")
+            self.recalled_button.setCheckable(True)
+            self.recalled_button.setAutoRaise(True)
+            self.recalled_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+            self.recalled_button.setArrowType(Qt.ArrowType.RightArrow)
+            self.recalled_list = QLabel()
+            self.recalled_list.setObjectName("recalledList")
+            self.recalled_list.setWordWrap(True)
+            self.recalled_list.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            self.recalled_list.hide()
+            self.recalled_button.toggled.connect(self._toggle_recalled)
+            self.layout().addWidget(self.recalled_button)
+            self.layout().addWidget(self.recalled_list)
+        self.recalled_button.setText(self.tr("Recalled %n memories", "", len(hits)).replace("%n", str(len(hits))))
+        self.recalled_list.setText("\n".join(f"• {line}" for line in lines))
+
+    def _toggle_recalled(self, shown: bool) -> None:
+        self.recalled_button.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+        self.recalled_list.setVisible(shown)
 
     def set_note(self, note: str) -> None:
         self.note.setText(note)

@@ -266,3 +266,17 @@ def test_quitting_during_a_reply_cancels_it_and_logs_it(qtbot, make_window, home
     assert not window.controller.thread.isRunning()
     last = _said(home)[-1]
     assert last.role == "assistant" and last.extra.get("cancelled") is True and backend.closed
+
+
+def test_recalled_memories_are_listed_under_the_reply(qtbot, make_window, home: Home) -> None:
+    digest = home.digests / "day" / "2026-10-20.md"  # older memory that is not in the prompt already
+    digest.parent.mkdir(parents=True, exist_ok=True)
+    digest.write_text("# 2026-10-20\n\n- 09:12 Said their favourite tea is Longjing from Hangzhou.\n", encoding="utf-8")
+    window = make_window(ScriptedBackend(["You like Longjing."]))
+    _send(qtbot, window, "Which tea do I like, Longjing or another?")
+    reply = window.chat.messages()[-1]
+    assert reply.role == "assistant"
+    assert "Recalled" in reply.recalled_button.text()
+    assert reply.recalled_list.isHidden()
+    reply.recalled_button.click()
+    assert not reply.recalled_list.isHidden() and "Longjing" in reply.recalled_list.text()
