@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -34,11 +35,15 @@ def stall_while_streaming(tokens: int = 4000, delay: float = 0.0) -> dict[str, f
         ensure_home(home)
         settings = Settings()
         settings.model.max_reply_tokens = tokens + 10
-        # varied text (a repeating one would be cut by the loop guard), with Markdown to render
-        reply = " ".join(
-            f"Point {i} is about **topic {i * 7 % 13}** and case {i}.\n\n- detail {i}a\n- detail {i}b\n\n"
-            for i in range(tokens // 14 + 1)
-        )
+        # varied text (a repeating one, even with changing numbers, is cut by the loop guard), with Markdown
+        rng = random.Random(7)
+        words = ("tea river garden lantern maple winter market violin harbor meadow pepper candle orbit silver "
+                 "thunder basil pebble walnut comet fern cobalt saffron glacier").split()
+
+        def sentence() -> str:
+            return " ".join(rng.choice(words) for _ in range(8))
+
+        reply = "".join(f"**{sentence()}**\n\n- {sentence()}\n- {sentence()}\n\n" for _ in range(tokens // 24 + 1))
         backend = ScriptedBackend([reply], n_ctx=32768, delay=delay)
         window = MainWindow(home, settings, autoload=False, extensions=())
         window.show()
