@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: run test install bench clean package
+.PHONY: run test install bench typecheck clean package
 
 install: $(STAMP)
 
@@ -24,6 +24,11 @@ run: $(STAMP)
 
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
+
+typecheck: $(STAMP)
+	$(PY) -m pip install --quiet 'mypy>=1.10'
+	$(PY) -m mypy --ignore-missing-imports companion/memory companion/llm companion/agent companion/sleep \
+		companion/errors.py companion/paths.py companion/settings.py companion/runtime.py
 
 bench: $(STAMP)
 	$(PY) bench/bench_backend.py

@@ -332,7 +332,7 @@ class Agent:
             guard = RepetitionGuard()
             calls = []
             reason = None
-            with closing(self.backend.stream_chat(messages, options)) as stream:
+            with closing(self.backend.stream_chat(messages, options)) as stream:  # type: ignore[type-var]
                 for chunk in stream:
                     if chunk.text:
                         stats.tokens += 1

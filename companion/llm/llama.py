@@ -8,7 +8,7 @@ import os
 import re
 import threading
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, cast
 
 from companion.errors import GenerationError, ModelMemoryError, UnsupportedModelError
 from companion.llm.base import CancelFlag, Chunk, GenerationOptions, Message, ModelInfo
@@ -238,7 +238,7 @@ class LlamaBackend:
             text_parts: list[str] = []
             reason: str | None = None
             try:
-                for event in self._llm.create_chat_completion(**kwargs):
+                for event in cast(Iterator[dict[str, Any]], self._llm.create_chat_completion(**kwargs)):
                     if cancelled.is_set():
                         reason = "cancelled"
                         break
@@ -274,7 +274,7 @@ class LlamaBackend:
         with self._lock:
             if self._closed:
                 return
-            self._llm.create_chat_completion(messages=self._prepare(messages), max_tokens=1, temperature=0.0)
+            self._llm.create_chat_completion(messages=cast(Any, self._prepare(messages)), max_tokens=1, temperature=0.0)
 
     def close(self) -> None:
         with self._lock:

@@ -113,7 +113,7 @@ def _chatgpt_branch(conversation: dict[str, Any]) -> list[tuple[str, dict[str, A
         roots = [k for k, v in mapping.items() if isinstance(v, dict) and not v.get("parent")]
         node_id = roots[0] if roots else None
         seen_down: set[str] = set()
-        while (current := node(node_id)) is not None and node_id not in seen_down:
+        while (current := node(node_id)) is not None and isinstance(node_id, str) and node_id not in seen_down:
             seen_down.add(node_id)
             children = current.get("children")
             if not isinstance(children, list) or not children:
@@ -121,7 +121,7 @@ def _chatgpt_branch(conversation: dict[str, Any]) -> list[tuple[str, dict[str, A
             node_id = children[0]
     branch: list[tuple[str, dict[str, Any]]] = []
     seen: set[str] = set()
-    while (current := node(node_id)) is not None and node_id not in seen:
+    while (current := node(node_id)) is not None and isinstance(node_id, str) and node_id not in seen:
         seen.add(node_id)
         if isinstance(current.get("message"), dict):
             branch.append((node_id, current["message"]))

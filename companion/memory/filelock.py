@@ -13,12 +13,12 @@ if os.name == "nt":  # pragma: no cover - exercised on Windows only
 
     def _lock(handle: IO[bytes], blocking: bool) -> None:
         handle.seek(0)
-        mode = msvcrt.LK_LOCK if blocking else msvcrt.LK_NBLCK
-        msvcrt.locking(handle.fileno(), mode, 1)
+        mode = msvcrt.LK_LOCK if blocking else msvcrt.LK_NBLCK  # type: ignore[attr-defined]
+        msvcrt.locking(handle.fileno(), mode, 1)  # type: ignore[attr-defined]
 
     def _unlock(handle: IO[bytes]) -> None:
         handle.seek(0)
-        msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)  # type: ignore[attr-defined]
 
 else:
     import fcntl

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import re
@@ -299,18 +300,18 @@ def update_digests(
     for key, members in weeks.items():
         if week_span(key)[1] < today:
             written.extend(_rollup(home, "week", key, [daylog.path_for(d) for d in members], dry_run,
-                                   lambda k=key, m=members: build_week(home, daylog, k, m)))
+                                   functools.partial(build_week, home, daylog, key, members)))
     for key, members in months.items():
         if month_span(key)[1] < today:
             sources = [daylog.path_for(d) for d in members]
             sources += [p for p in (digest_path(home, "week", w) for w in sorted({week_key(d) for d in members})) if p.exists()]
-            written.extend(_rollup(home, "month", key, sources, dry_run, lambda k=key, m=members: build_month(home, daylog, k, m)))
+            written.extend(_rollup(home, "month", key, sources, dry_run, functools.partial(build_month, home, daylog, key, members)))
     years = sorted({k[:4] for k in months})
     for key in years:
         if date(int(key), 12, 31) < today:
             month_files = sorted(p for p in (home.digests / "month").glob(f"{key}-*.md"))
             if month_files:
-                written.extend(_rollup(home, "year", key, month_files, dry_run, lambda k=key, f=month_files: build_year(home, k, f)))
+                written.extend(_rollup(home, "year", key, month_files, dry_run, functools.partial(build_year, home, key, month_files)))
     return written
 
 
