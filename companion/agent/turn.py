@@ -145,10 +145,6 @@ class Agent:
     def _history_records(self) -> list[Record]:
         return P.conversational(self.daylog.tail(HISTORY_TAIL))
 
-    def _count(self, text: str) -> int:
-        assert self.backend is not None
-        return self.backend.count_tokens(text)
-
     def build_messages(
         self, final: Message | None, exclude_id: str | None = None, exclude_after: Record | None = None
     ) -> list[Message]:
@@ -162,16 +158,16 @@ class Agent:
         budget = (
             self.backend.info.n_ctx
             - self.settings.model.max_reply_tokens
-            - self._count(system)
+            - self.count_tokens(system)
             - self.memory_fit().recall_budget
-            - max(0, (self._count(final["content"]) if final else 0) - recalled)
+            - max(0, (self.count_tokens(final["content"]) if final else 0) - recalled)
             - 64
         )
         records = [r for r in self._history_records() if r.id != exclude_id]
         if exclude_after is not None:
             cut = next((i for i, r in enumerate(records) if r.timestamp >= exclude_after.timestamp), len(records))
             records = records[:cut]
-        chosen = self.window.select(records, lambda r: self._count(P.clip(r.text)) + 12, budget)
+        chosen = self.window.select(records, lambda r: self.count_tokens(P.clip(r.text)) + 12, budget)
         messages: list[Message] = [{"role": "system", "content": system}]
         messages.extend(P.history_messages(chosen))
         if final:
