@@ -91,13 +91,14 @@ def expand_terms(index: SearchIndex, terms: list[str], settings: RankSettings) -
     if rare and len(rare) < len(terms):
         terms = rare
     expanded = list(terms)
-    # word families: 'allergy' also finds 'allergic', 'instruments' finds 'instrumental'
-    expanded.extend(
-        t[: max(5, len(t) - 3)] + "*" for t in terms if len(t) >= 6 and t.isalpha() and not is_cjk(t)
-    )
-    for term, count in counts.items():
-        if count == 0 and settings.typo_terms:
-            expanded.extend(t for t in index.near_terms(term, settings.typo_terms) if t not in expanded)
+    for term in terms:
+        # a word the index has never seen is most likely a typo: its close spellings stand in for it
+        near = index.near_terms(term, settings.typo_terms) if counts.get(term, 0) == 0 and settings.typo_terms else []
+        expanded.extend(t for t in near if t not in expanded)
+        # word families: 'allergy' also finds 'allergic', 'instruments' finds 'instrumental'. Not for a
+        # typo that has corrections: its prefix finds the same words through a slow prefix scan.
+        if len(term) >= 6 and term.isalpha() and not is_cjk(term) and not near:
+            expanded.append(term[: max(5, len(term) - 3)] + "*")
     return expanded, False
 
 
