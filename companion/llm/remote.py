@@ -163,17 +163,13 @@ class RemoteBackend:
         raise RemoteServerError(f"The model server answered with an error ({response.status}): {detail}")
 
     def _get_json(self, path: str, timeout: float = CONNECT_TIMEOUT, retry: bool = True) -> Any:
-        conn, response = self._open("GET", path, None, timeout, retry)
-        try:
-            self._check_status(response)
-            return json.loads(response.read() or b"null")
-        except ValueError as exc:
-            raise RemoteServerError(f"The server at {self.base_url} sent something that is not JSON for {path}.") from exc
-        finally:
-            conn.close()
+        return self._request_json("GET", path, None, timeout, retry)
 
     def _post_json(self, path: str, body: dict[str, Any], timeout: float) -> Any:
-        conn, response = self._open("POST", path, body, timeout, retry=False)
+        return self._request_json("POST", path, body, timeout, retry=False)  # a sent request is never repeated
+
+    def _request_json(self, method: str, path: str, body: dict[str, Any] | None, timeout: float, retry: bool) -> Any:
+        conn, response = self._open(method, path, body, timeout, retry)
         try:
             self._check_status(response)
             return json.loads(response.read() or b"null")
