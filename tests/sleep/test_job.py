@@ -231,3 +231,17 @@ def test_cancel_keeps_finished_days(home: Home, writer: Writer) -> None:
     assert json.loads((home.state / "sleep_cursor.json").read_text())["schema_version"] == 1
     finished = SleepJob(home, None, clock=writer.clock).run()
     assert finished.days == ["2024-05-14"]
+
+
+def test_records_added_later_to_an_already_distilled_day_are_distilled_next_time(home: Home, clock) -> None:
+    """An import appends older records to past days; the per-day cursor still finds them."""
+    day_clock = lambda: clock.now  # noqa: E731 - the day the records belong to
+    log = DayLog(home.days, day_clock)
+    log.append("user", "I'm allergic to shellfish.")
+    first_day = clock.now
+    clock.advance(days=1)
+    SleepJob(home, None, clock=clock).run()
+    assert "shellfish" in LongTermStore(home).read("USER.md").body
+    DayLog(home.days, lambda: first_day).append("user", "I work as a carpenter.", ref="other#7")
+    SleepJob(home, None, clock=clock).run()
+    assert "carpenter" in LongTermStore(home).read("USER.md").body
