@@ -201,15 +201,40 @@ class ChatView(QScrollArea):
         needle = text.casefold()
         count = len(messages)
         start = self._find_index if 0 <= self._find_index < count else count
+        if backwards:
+            for index in range(start - 1, -1, -1):
+                if needle in messages[index].text().casefold():
+                    return self._select(messages, index)
+            added = self._load_days_containing(needle)  # past the oldest message on screen: earlier days
+            messages = self.messages()
+            # the days just loaded sit on top; after them, wrap round to the newest message
+            for index in [*range(added - 1, -1, -1), *range(len(messages) - 1, start - 1 + added, -1)]:
+                if needle in messages[index].text().casefold():
+                    return self._select(messages, index)
+            return None
         for step in range(1, count + 1):
-            index = (start - step) % count if backwards else (start + step) % count
+            index = (start + step) % count
             if needle in messages[index].text().casefold():
-                self._find_index = index
-                messages[index].set_found(True)
-                self._stick_to_bottom = False
-                self.ensureWidgetVisible(messages[index], 0, 40)
-                return messages[index]
+                return self._select(messages, index)
         return None
+
+    def _select(self, messages: list[MessageWidget], index: int) -> MessageWidget:
+        self._find_index = index
+        messages[index].set_found(True)
+        self._stick_to_bottom = False
+        self.ensureWidgetVisible(messages[index], 0, 40)
+        return messages[index]
+
+    def _load_days_containing(self, needle: str) -> int:
+        """Load earlier days down to the newest one that holds `needle`; the number of messages added."""
+        for position in range(self._loaded_from - 1, -1, -1):
+            records = self.daylog.read_day(self._days[position]).records
+            if any(shown(r) and needle in r.text.casefold() for r in records):
+                before = len(self.messages())
+                while self._loaded_from > position:
+                    self._prepend_day()
+                return len(self.messages()) - before
+        return 0
 
     def reset_find(self) -> None:
         self._find_index = -1

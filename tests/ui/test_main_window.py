@@ -280,3 +280,15 @@ def test_recalled_memories_are_listed_under_the_reply(qtbot, make_window, home: 
     assert reply.recalled_list.isHidden()
     reply.recalled_button.click()
     assert not reply.recalled_list.isHidden() and "Longjing" in reply.recalled_list.text()
+
+
+def test_find_reaches_days_not_loaded_yet(qtbot, make_window, home: Home) -> None:
+    _write_days(home, 90)  # far more than the first screen holds
+    window = make_window()
+    assert not any(m.text() == "message of 2025-01-03" for m in window.chat.messages())
+    window.open_find()
+    window.find_edit.setText("message of 2025-01-03")
+    qtbot.keyClick(window.find_edit, Qt.Key.Key_Return)
+    found = [m for m in window.chat.messages() if m.property("found")]
+    assert [m.text() for m in found] == ["message of 2025-01-03"]
+    assert not any(m.text() == "message of 2025-01-02" for m in window.chat.messages())  # loaded only as far as needed
