@@ -149,6 +149,9 @@ class LlamaBackend:
                 model_path=str(path),
                 n_ctx=n_ctx,
                 n_threads=n_threads or physical_cores(),
+                # llama-cpp-python evaluates prompts on every logical core by default; hyperthreads do
+                # not help and make the first token slower on a busy machine.
+                n_threads_batch=n_threads or physical_cores(),
                 n_gpu_layers=layers,
                 chat_format=chat_format,
                 verbose=False,
