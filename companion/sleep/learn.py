@@ -119,7 +119,8 @@ class DaytimeLearner:
         outcomes = self.apply([op for op in extract([user]) if op.file != "SOUL.md"][:MAX_FACTS], user, reply)
         learned = [o for o in outcomes if o.status in ("added", "updated", "superseded")]
         backend = self.background_backend()
-        if not learned and backend is not None:
+        busy = self._thread is not None and self._thread.is_alive()  # one background pass at a time
+        if not learned and backend is not None and not busy:
             self._thread = threading.Thread(target=self._model_path, args=(backend, user, reply), name="learn", daemon=True)
             self._thread.start()
         return outcomes
