@@ -212,10 +212,6 @@ class Agent:
 
     # -- a turn --------------------------------------------------------------
 
-    def _has_user_message_today(self) -> bool:
-        today = self.clock().date()
-        return any(r.role == "user" for r in self.daylog.read_day(today).records)
-
     def _fire(self, event: str) -> list[str]:
         try:
             triggers = parse_triggers(self.store.read("SOUL.md").meta)
@@ -238,7 +234,8 @@ class Agent:
             yield from self._turn(text)
 
     def _turn(self, text: str) -> Iterator[TurnEvent]:
-        first_today = not self._has_user_message_today()
+        previous = _last_user(self._history_records())  # read once, before this message is logged
+        first_today = previous is None or previous.day != self.clock().date()
         user_record = self.daylog.append("user", text)
         yield TurnEvent("user", text=text, record=user_record)
         notes: list[str] = []
@@ -262,7 +259,6 @@ class Agent:
         recalled = [h.where for h in self.recall.last.hits]
         if recalled:
             yield TurnEvent("recall", data={"hits": [h.to_dict() for h in self.recall.last.hits]})
-        previous = self._previous_user(user_record)
         final = {"role": "user", "content": P.render_final_user(user_record, blocks, notes, previous)}
         try:
             extra = {"recalled": recalled} if recalled else {}
@@ -281,24 +277,20 @@ class Agent:
         """Answer the last user message again; the new reply is logged with `replaces: <old id>`."""
         with self._busy:
             records = self._history_records()
-            last_user = next((r for r in reversed(records) if r.role == "user"), None)
+            last_user = _last_user(records)
             if last_user is None:
                 return
             old = next((r for r in reversed(records) if r.role == "assistant" and r.seq > last_user.seq and r.day == last_user.day), None)
             if self.backend is None:
                 yield TurnEvent("error", text="The model is not loaded yet.")
                 return
-            previous = self._previous_user(last_user)
+            previous = _last_user([r for r in records if r.id != last_user.id and r.ts <= last_user.ts])
             final = {"role": "user", "content": P.render_final_user(last_user, self._recall(last_user.text), [], previous)}
             extra = {"replaces": old.id} if old is not None else {}
             try:
                 yield from self._generate(self.build_messages(final, exclude_id=last_user.id, exclude_after=last_user), **extra)
             except ModelError as exc:
                 yield TurnEvent("error", text=str(exc))
-
-    def _previous_user(self, record: Record) -> Record | None:
-        earlier = [r for r in self._history_records() if r.role == "user" and r.id != record.id and r.ts <= record.ts]
-        return earlier[-1] if earlier else None
 
     def _user_turns(self) -> int:
         return sum(1 for r in self.daylog.tail(50) if r.role == "user")
@@ -386,6 +378,10 @@ class Agent:
             events.append(TurnEvent("tool", text=result.output, record=record, data={"result": result}))
             added.append({"role": "tool", "tool_call_id": call.id or f"call_{index}", "content": tool_message_content(result)})
         return added, events
+
+
+def _last_user(records: list[Record]) -> Record | None:
+    return next((r for r in reversed(records) if r.role == "user"), None)
 
 
 class _StampFilter:
