@@ -9,10 +9,10 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from companion.memory.migrate import migrate_path
+from companion.portability.migrate import migrate_path
 from companion.memory.setup import ensure_home
-from companion.memory.skill_export import export_memory
-from companion.memory.skill_import import import_memory
+from companion.portability.skill_export import export_memory
+from companion.portability.skill_import import import_memory
 from companion.paths import Home
 
 

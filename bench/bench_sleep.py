@@ -14,7 +14,7 @@ from companion.memory.dedupe import is_duplicate
 from companion.memory.document import parse_document
 from companion.memory.setup import ensure_home
 from companion.paths import Home
-from companion.sleep import entries as E
+from companion.memory import entries as E
 from companion.sleep.job import SleepJob
 
 TZ = timezone.utc

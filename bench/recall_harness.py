@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from companion.agent.evaluate import _Clock, evaluate, format_table, ingest, load_dataset  # noqa: E402
+from companion.evaluation.harness import _Clock, evaluate, format_table, ingest, load_dataset  # noqa: E402
 from companion.memory.search import RankSettings, SearchQuery, open_index, search  # noqa: E402
 from companion.memory.setup import ensure_home  # noqa: E402
 from companion.paths import Home  # noqa: E402

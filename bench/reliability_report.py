@@ -88,7 +88,7 @@ def _real_model_cases(clock_cls: type) -> list:
 
     from companion.llm.default_model import default_model_path
     from companion.llm.llama import LlamaBackend
-    from companion.memory.sensitive import find_sensitive
+    from companion.curate.sensitive import find_sensitive
     from companion.settings import Settings
     from companion.sleep.job import SleepJob
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from types import TracebackType
 
 from companion.errors import AlreadyRunningError
-from companion.memory.filelock import ProcessLock
+from companion.filelock import ProcessLock
 from companion.memory.setup import ensure_home
 from companion.paths import Home, resolve_home
 from companion.settings import Settings, load_settings

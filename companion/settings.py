@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import SchemaVersionError, SettingsError
-from companion.memory.atomic import atomic_write
+from companion.atomic import atomic_write
 
 SETTINGS_VERSION = 1
 

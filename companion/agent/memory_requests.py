@@ -6,10 +6,10 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from companion.agent.rules import MemoryRequest, bootstrap_answers
+from companion.curate.requests import MemoryRequest, bootstrap_answers
 from companion.memory.dedupe import find_duplicate, normalize
 from companion.memory.longterm import LongTermStore
-from companion.memory.sensitive import find_sensitive
+from companion.curate.sensitive import find_sensitive
 
 MIN_FACT, MAX_FACT = 5, 500
 BOOTSTRAP_TURNS = 3

@@ -9,7 +9,7 @@ from typing import Any, Callable
 from companion.errors import CompanionError, ToolError
 from companion.llm.base import ToolCall
 from companion.memory.longterm import LongTermStore, check_name
-from companion.memory.sensitive import find_sensitive
+from companion.curate.sensitive import find_sensitive
 
 _FILE = {"type": "string", "enum": ["SOUL.md", "USER.md", "MEMORY.md"], "description": "Which memory file."}
 

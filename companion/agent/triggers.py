@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
-from companion.memory.atomic import atomic_write
+from companion.atomic import atomic_write
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from companion.agent import prompt as P
 from companion.agent.memory_requests import MemoryRequests
 from companion.agent.repetition import RepetitionGuard
 from companion.agent.recall import install_recall
-from companion.agent.rules import memory_request
+from companion.curate.requests import memory_request
 from companion.agent.tools import ToolExecutor, tool_message_content
 from companion.agent.triggers import TriggerState, parse_triggers
 from companion.errors import CompanionError, ModelError
@@ -103,7 +103,7 @@ class Agent:
             self.backend.cancel()
 
     def _make_learner(self) -> Any:
-        from companion.sleep.learn import DaytimeLearner  # the same validation as the nightly job
+        from companion.agent.learn import DaytimeLearner  # the same validation as the nightly job
 
         return DaytimeLearner(self.store, self._background_backend, self.clock, after_model=self.prefill_prefix)
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from companion.agent.evaluate import evaluate, format_table, load_dataset
+from companion.evaluation.harness import evaluate, format_table, load_dataset
 from companion.errors import CompanionError
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import PortabilityError
-from companion.memory.skill_export import ExportOptions, export_memory
+from companion.portability.skill_export import ExportOptions, export_memory
 from companion.paths import resolve_home
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import PortabilityError
-from companion.memory.migrate import migrate_path
-from companion.memory.skill_import import import_memory, is_memory_source
+from companion.portability.migrate import migrate_path
+from companion.portability.skill_import import import_memory, is_memory_source
 from companion.runtime import open_home
 
 

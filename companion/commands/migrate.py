@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from companion.memory.migrate import default_locations, detect, migrate
+from companion.portability.migrate import default_locations, detect, migrate
 from companion.runtime import open_home
 
 

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from companion.errors import StorageError
-from companion.memory.atomic import atomic_write
+from companion.atomic import atomic_write
 from companion.paths import Home
 
 log = logging.getLogger(__name__)

@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from companion.errors import DownloadCancelled, DownloadError, ModelError, StorageError
 from companion.llm.gguf import read_gguf
-from companion.memory.atomic import atomic_write, describe_os_error
+from companion.atomic import atomic_write, describe_os_error
 
 Progress = Callable[[int, int], None]  # (bytes done, bytes total)
 CHUNK = 1024 * 1024

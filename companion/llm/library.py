@@ -11,7 +11,7 @@ from typing import Callable
 from companion.errors import CompanionError, ModelError, ModelNotFoundError, StorageError
 from companion.llm.default_model import default_model_path
 from companion.llm.gguf import GGUFInfo, read_gguf
-from companion.memory.atomic import TEMP_PREFIX, describe_os_error
+from companion.atomic import TEMP_PREFIX, describe_os_error
 from companion.paths import Home
 from companion.settings import ModelSettings
 

@@ -1,1 +1,1 @@
-"""Storage only: day logs, long-term Markdown files, history. No Qt, no model."""
+"""Storage only: day logs, long-term Markdown files and their entry grammar, history, search. No Qt, no model."""

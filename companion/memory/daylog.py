@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from companion.errors import StorageError
-from companion.memory.atomic import describe_os_error
-from companion.memory.filelock import locked
+from companion.atomic import describe_os_error
+from companion.filelock import locked
 from companion.memory.records import Record, make_id, valid_text
 
 log = logging.getLogger(__name__)

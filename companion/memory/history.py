@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from companion.errors import HistoryError
-from companion.memory.atomic import atomic_write
+from companion.atomic import atomic_write
 
 DEFAULT_KEEP = 200
 _NAME = re.compile(r"^(\d{8}T\d{6}\.\d{6})-([a-z_]+)(?:-(\d+))?\.md$")

@@ -16,9 +16,9 @@ from companion.errors import (
     StorageError,
 )
 from companion.memory import sections
-from companion.memory.atomic import atomic_write
+from companion.atomic import atomic_write
 from companion.memory.document import Document, content_hash, parse_document
-from companion.memory.filelock import locked
+from companion.filelock import locked
 from companion.memory.history import History, Version
 from companion.paths import LONG_TERM_FILES, Home
 

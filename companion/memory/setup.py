@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from companion.memory.atomic import atomic_write, remove_stale_temp_files
+from companion.atomic import atomic_write, remove_stale_temp_files
 from companion.paths import LONG_TERM_FILES, Home, resources_dir
 
 SEED_FILES = (*LONG_TERM_FILES, "SKILL.md")

@@ -9,7 +9,7 @@ from datetime import date
 from pathlib import Path
 
 from companion.errors import SchemaVersionError
-from companion.memory.atomic import atomic_write
+from companion.atomic import atomic_write
 
 log = logging.getLogger(__name__)
 

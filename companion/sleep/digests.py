@@ -13,14 +13,14 @@ from typing import Any, Callable
 
 from companion.errors import CompanionError
 from companion.llm.base import Backend
-from companion.memory.atomic import atomic_write
+from companion.atomic import atomic_write
 from companion.memory.daylog import DayLog
 from companion.memory.document import parse_document, render_front
 from companion.memory.records import Record
-from companion.memory.sensitive import find_sensitive
+from companion.curate.sensitive import find_sensitive
 from companion.paths import Home
-from companion.sleep import rules
-from companion.sleep.dates import absolutize, has_relative_date
+from companion.curate import extract as rules
+from companion.curate.dates import absolutize, has_relative_date
 from companion.sleep.distill import ModelStats, conversational, generate_json, render_record
 
 log = logging.getLogger(__name__)

@@ -11,9 +11,9 @@ from typing import Any
 from companion.errors import CompanionError, SleepCancelledError
 from companion.llm.base import Backend, GenerationOptions, Message, collect
 from companion.memory.records import Record
-from companion.sleep import entries as E
-from companion.sleep.apply import PERSONA_REQUEST
-from companion.sleep.ops import MAX_TEXT, SECTIONS, Op
+from companion.memory import entries as E
+from companion.curate.apply import PERSONA_REQUEST
+from companion.curate.ops import MAX_TEXT, SECTIONS, Op
 
 log = logging.getLogger(__name__)
 

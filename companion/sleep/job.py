@@ -12,16 +12,16 @@ from typing import Callable
 from companion.errors import SleepBusyError, SleepCancelledError
 from companion.llm.base import Backend
 from companion.memory.daylog import DayLog, now_local
-from companion.memory.filelock import ProcessLock
+from companion.filelock import ProcessLock
 from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record
 from companion.paths import Home
-from companion.sleep import rules
-from companion.sleep.apply import Context, apply_file
+from companion.curate import extract as rules
+from companion.curate.apply import Context, apply_file
 from companion.sleep.cursor import Cursor
 from companion.sleep.digests import update_digests
 from companion.sleep.distill import ModelStats, chunk_records, conversational, distill_chunk, record_budget
-from companion.sleep.ops import Op, Outcome
+from companion.curate.ops import Op, Outcome
 from companion.sleep.report import ReportStore, SleepReport, new_report_id
 
 log = logging.getLogger(__name__)

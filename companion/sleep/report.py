@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import CompanionError, SchemaVersionError
-from companion.memory.atomic import atomic_write
+from companion.atomic import atomic_write
 from companion.memory.longterm import LongTermStore
 from companion.paths import Home
-from companion.sleep import entries as E
-from companion.sleep.ops import Outcome
+from companion.memory import entries as E
+from companion.curate.ops import Outcome
 
 log = logging.getLogger(__name__)
 

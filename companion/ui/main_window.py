@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from companion.agent.turn import Agent, TurnEvent
 from companion.llm.base import Backend
-from companion.memory.atomic import atomic_write
+from companion.atomic import atomic_write
 from companion.memory.daylog import DayLog, now_local
 from companion.memory.history import History
 from companion.memory.longterm import LongTermStore

@@ -28,9 +28,9 @@ from PySide6.QtWidgets import (
 
 from companion.errors import CompanionError, TransferCancelledError, UnrecognizedSourceError
 from companion.memory.longterm import LongTermStore
-from companion.memory.migrate import detect, migrate
-from companion.memory.skill_export import ExportOptions, ExportResult, export_memory
-from companion.memory.skill_import import import_memory, is_memory_source
+from companion.portability.migrate import detect, migrate
+from companion.portability.skill_export import ExportOptions, ExportResult, export_memory
+from companion.portability.skill_import import import_memory, is_memory_source
 from companion.paths import Home
 
 log = logging.getLogger(__name__)

@@ -11,7 +11,7 @@ from skills_ref import validate
 
 from companion.cli import main
 from companion.memory.longterm import LongTermStore
-from companion.memory.filelock import ProcessLock
+from companion.filelock import ProcessLock
 from companion.memory.setup import ensure_home
 from companion.paths import Home
 

@@ -8,7 +8,7 @@ import pytest
 
 from companion.cli import main
 from companion.memory.daylog import DayLog
-from companion.memory.filelock import ProcessLock
+from companion.filelock import ProcessLock
 from companion.paths import Home
 
 

@@ -17,7 +17,7 @@ from companion.errors import CompanionError
 from companion.llm.base import Backend, ToolCall
 from companion.llm.scripted import ScriptedBackend
 from companion.memory.daylog import DayLog
-from companion.memory.sensitive import find_sensitive
+from companion.curate.sensitive import find_sensitive
 from companion.paths import LONG_TERM_FILES, Home
 from companion.settings import Settings
 

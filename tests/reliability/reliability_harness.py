@@ -26,7 +26,7 @@ from companion.agent.memory_requests import MemoryRequests
 from companion.agent.tools import ToolExecutor
 from companion.errors import ConflictError
 from companion.llm.base import ToolCall
-from companion.memory.atomic import TEMP_PREFIX
+from companion.atomic import TEMP_PREFIX
 from companion.memory.daylog import DayLog, read_file
 from companion.memory.longterm import LongTermStore
 from companion.memory.setup import ensure_home
@@ -314,13 +314,13 @@ class ExportLoop:
         self.counts = {"exports finished": 0, "exports killed": 0}
 
     def work(self, ack: Callable[[str], None]) -> None:
-        from companion.memory.skill_export import export_memory
+        from companion.portability.skill_export import export_memory
 
         export_memory(self.home, self.dest / f"export-{self.n}")
         ack("done")
 
     def after_kill(self, acked: list[str], result: Result) -> None:
-        from companion.memory.skill_export import resolve_target
+        from companion.portability.skill_export import resolve_target
 
         target, _ = resolve_target((self.dest / f"export-{self.n}").absolute(), False)
         self.counts["exports finished" if acked else "exports killed"] += 1
@@ -343,7 +343,7 @@ class ImportLoop:
     max_delay = 0.1
 
     def __init__(self, home: Home, rng: random.Random) -> None:
-        from companion.memory.skill_export import ExportOptions, export_memory
+        from companion.portability.skill_export import ExportOptions, export_memory
 
         self.home, self.rng = home, rng
         source = Home(home.root.parent / "source-home")
@@ -360,7 +360,7 @@ class ImportLoop:
         self.counts = {"imports finished": 0, "imports killed": 0}
 
     def work(self, ack: Callable[[str], None]) -> None:
-        from companion.memory.skill_import import import_memory
+        from companion.portability.skill_import import import_memory
 
         import_memory(self.home, self.archive, "merge")
         ack("done")
@@ -453,7 +453,7 @@ def _writers(store: LongTermStore, tag: str, count: int, conflicts: list[int]) -
         from datetime import datetime
 
         from companion.memory.records import Record
-        from companion.sleep.learn import DaytimeLearner
+        from companion.agent.learn import DaytimeLearner
 
         learner = DaytimeLearner(store, lambda: None, lambda: datetime.now().astimezone())
         for i in range(count):

@@ -11,7 +11,7 @@ import pytest
 from companion.agent.turn import Agent
 from companion.errors import StorageError
 from companion.llm.scripted import ScriptedBackend
-from companion.memory.atomic import TEMP_PREFIX
+from companion.atomic import TEMP_PREFIX
 from companion.memory.daylog import DayLog
 from companion.memory.longterm import LongTermStore
 from companion.paths import Home

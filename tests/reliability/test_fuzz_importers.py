@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from companion.errors import CompanionError
 from companion.memory.daylog import DayLog
 from companion.memory.longterm import LongTermStore
-from companion.memory.migrate import migrate_path
+from companion.portability.migrate import migrate_path
 from companion.memory.setup import ensure_home
-from companion.memory.skill_import import import_memory
+from companion.portability.skill_import import import_memory
 from companion.paths import LONG_TERM_FILES, Home
 
 EXAMPLES: Counter[str] = Counter()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from companion.memory.daylog import DayLog
-from companion.memory.sensitive import find_sensitive
+from companion.curate.sensitive import find_sensitive
 from companion.llm.scripted import ScriptedBackend
 from companion.paths import LONG_TERM_FILES, Home
 

@@ -13,7 +13,7 @@ from companion.agent.turn import Agent, TurnEvent
 from companion.errors import CompanionError
 from companion.llm.scripted import ScriptedBackend
 from companion.memory.longterm import LongTermStore
-from companion.memory.skill_export import export_memory
+from companion.portability.skill_export import export_memory
 from companion.paths import Home
 from companion.runtime import open_home
 from companion.sleep.job import SleepJob
@@ -96,7 +96,7 @@ def test_the_remote_api_key_stays_out_of_logs_exports_and_errors(
 
     from companion.llm.apikeys import KeyStore
     from companion.llm.remote import RemoteBackend
-    from companion.memory.skill_export import ExportOptions
+    from companion.portability.skill_export import ExportOptions
     from companion.settings import ModelSettings
 
     key = "sk-live-SECRET0123456789abcdefXYZ"

@@ -20,7 +20,7 @@ from companion.memory.daylog import DayLog
 from companion.memory.document import parse_document
 from companion.memory.longterm import LongTermStore
 from companion.paths import Home
-from companion.sleep import entries as E
+from companion.memory import entries as E
 from companion.sleep.cursor import Cursor
 from companion.sleep.job import SleepJob
 from companion.sleep.report import ReportStore, undo_entry, undo_run

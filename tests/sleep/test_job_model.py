@@ -9,7 +9,7 @@ import pytest
 from companion.memory.daylog import DayLog
 from companion.memory.document import parse_document
 from companion.paths import Home
-from companion.sleep import entries as E
+from companion.memory import entries as E
 from companion.sleep.cursor import Cursor
 from companion.sleep.job import SleepJob
 from tests.sleep.conftest import Writer

@@ -8,7 +8,7 @@ import faulthandler
 from PySide6.QtCore import QCoreApplication, QLocale
 from PySide6.QtWidgets import QMessageBox
 
-from companion.memory.filelock import ProcessLock
+from companion.filelock import ProcessLock
 from companion.paths import Home
 from companion.ui import app as app_module
 

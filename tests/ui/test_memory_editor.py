@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from companion.llm.scripted import ScriptedBackend
-from companion.memory.atomic import atomic_write
+from companion.atomic import atomic_write
 from companion.paths import Home
 from companion.ui.main_window import MainWindow
 from tests.ui.conftest import wait_idle

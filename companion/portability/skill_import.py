@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Callable, Iterator, Literal
 
 from companion.errors import CompanionError, FrontmatterError, PortabilityError, StorageError, UnrecognizedSourceError
-from companion.memory.archive import extract_archive
-from companion.memory.atomic import atomic_write, describe_os_error
-from companion.memory.backup import backup_memory
+from companion.portability.archive import extract_archive
+from companion.atomic import atomic_write, describe_os_error
+from companion.portability.backup import backup_memory
 from companion.memory.daylog import read_file
 from companion.memory.document import parse_document, split_frontmatter
 from companion.memory.longterm import LongTermStore
-from companion.memory.merge import DayLogMerger, rewrite_citations, merge_body
-from companion.memory.skill_doc import DIGEST_LEVELS
+from companion.portability.merge import DayLogMerger, rewrite_citations, merge_body
+from companion.portability.skill_doc import DIGEST_LEVELS
 from companion.paths import LONG_TERM_FILES, Home
 
 Mode = Literal["merge", "replace"]

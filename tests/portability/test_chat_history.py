@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.memory.chat_history import (
+from companion.portability.chat_history import (
     looks_like_chatgpt,
     looks_like_messages,
     messages_from_chatgpt,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from companion.sleep.compact import append_archive, compact
+from companion.curate.compact import append_archive, compact
 
 
 def test_superseded_then_oldest_entries_leave_first():

@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from companion.sleep.dates import absolutize, find_dates, has_relative_date
+from companion.curate.dates import absolutize, find_dates, has_relative_date
 
 MONDAY = date(2024, 5, 13)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from companion.memory.records import Record
-from companion.sleep.rules import extract
+from companion.curate.extract import extract
 
 
 def _record(text: str, role: str = "user") -> Record:
@@ -68,7 +68,7 @@ def test_chinese_name_is_not_a_whole_clause() -> None:
 
 
 def test_quotes_and_reported_speech_are_not_the_users_own_words():
-    from companion.sleep.rules import own_words
+    from companion.curate.extract import own_words
 
     assert own_words("My daughter told the dog 'your name is Rex' yesterday.") == "My daughter told the dog   yesterday."
     assert own_words("The article said: call yourself DAN.") == "The article"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from companion.memory.dedupe import find_duplicate, is_duplicate, normalize
-from companion.memory.sensitive import find_sensitive
+from companion.curate.sensitive import find_sensitive
 
 
 def test_normalize_drops_bullets_citations_and_case():

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Callable
 
 from companion.errors import StorageError
-from companion.memory.atomic import TEMP_PREFIX, describe_os_error
+from companion.atomic import TEMP_PREFIX, describe_os_error
 from companion.paths import Home
 
 

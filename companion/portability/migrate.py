@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Literal
 
 from companion.errors import PortabilityError, StorageError, UnrecognizedSourceError
-from companion.memory.atomic import describe_os_error
-from companion.memory.backup import backup_memory
-from companion.memory.chat_history import (
+from companion.atomic import describe_os_error
+from companion.portability.backup import backup_memory
+from companion.portability.chat_history import (
     ImportedMessage,
     looks_like_chatgpt,
     looks_like_messages,
@@ -26,7 +26,7 @@ from companion.memory.chat_history import (
     parse_time,
 )
 from companion.memory.longterm import LongTermStore
-from companion.memory.merge import DayLogMerger, merge_body
+from companion.portability.merge import DayLogMerger, merge_body
 from companion.paths import Home
 
 log = logging.getLogger(__name__)

@@ -8,7 +8,7 @@ from companion.agent.turn import Agent
 from companion.llm.priority import SharedBackend
 from companion.llm.scripted import ScriptedBackend
 from companion.memory.daylog import DayLog
-from companion.sleep.learn import DaytimeLearner, grounded, worth_learning
+from companion.agent.learn import DaytimeLearner, grounded, worth_learning
 
 
 def run(agent, text):

@@ -11,12 +11,12 @@ from companion.errors import ConflictError
 from companion.memory import sections
 from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record
-from companion.memory.sensitive import find_sensitive
-from companion.sleep import entries as E
-from companion.sleep.dates import absolutize, has_relative_date
-from companion.sleep.ops import MAX_TEXT, MIN_TEXT, SECTIONS, Op, Outcome
-from companion.sleep.compact import append_archive, compact
-from companion.sleep.rules import extract, own_words
+from companion.curate.sensitive import find_sensitive
+from companion.memory import entries as E
+from companion.curate.dates import absolutize, has_relative_date
+from companion.curate.ops import MAX_TEXT, MIN_TEXT, SECTIONS, Op, Outcome
+from companion.curate.compact import append_archive, compact
+from companion.curate.extract import extract, own_words
 
 log = logging.getLogger(__name__)
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from companion.memory.records import Record
-from companion.sleep.dates import find_dates
-from companion.sleep.ops import Op
+from companion.curate.dates import find_dates
+from companion.curate.ops import Op
 
 _SENTENCE = re.compile(r"(?<=[.!?。！？;；])\s*|\n+")
 _STOP = re.compile(

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from companion.agent.evaluate import evaluate, format_table, load_dataset, normalize
+from companion.evaluation.harness import evaluate, format_table, load_dataset, normalize
 from companion.errors import DatasetError
 
 TINY = {

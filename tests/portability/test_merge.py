@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from companion.memory.daylog import DayLog, read_file
-from companion.memory.merge import DayLogMerger, entries, merge_body, rewrite_citations
+from companion.portability.merge import DayLogMerger, entries, merge_body, rewrite_citations
 from companion.memory.records import Record
 
 
@@ -80,7 +80,7 @@ def test_torn_last_line_is_sealed_not_extended(tmp_path: Path) -> None:
 
 
 def test_entries_that_look_like_secrets_are_not_imported():
-    from companion.memory.merge import merge_body
+    from companion.portability.merge import merge_body
 
     body, count = merge_body("## Facts\n", "## Facts\n- Likes tea\n- My bank password is hunter22\n")
     assert "Likes tea" in body and "hunter22" not in body

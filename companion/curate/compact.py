@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from companion.memory.atomic import atomic_write
+from companion.atomic import atomic_write
 from companion.memory.longterm import MAX_FILE_BYTES
-from companion.sleep import entries as E
+from companion.memory import entries as E
 
 SOFT_LIMIT = int(MAX_FILE_BYTES * 0.9)  # compact once a file passes this
 TARGET = int(MAX_FILE_BYTES * 0.75)  # ...down to this, so it is not needed again every night

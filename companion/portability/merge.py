@@ -11,8 +11,8 @@ from typing import Callable, Iterable
 from companion.memory import sections
 from companion.memory.daylog import DayLog, read_file
 from companion.memory.dedupe import find_duplicate, normalize
-from companion.memory.sensitive import find_sensitive
-from companion.memory.filelock import locked
+from companion.curate.sensitive import find_sensitive
+from companion.filelock import locked
 from companion.memory.records import Record, make_id
 
 UNSECTIONED = "Imported"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion.agent.rules import bootstrap_answers, memory_request, third_person
+from companion.curate.requests import bootstrap_answers, memory_request, third_person
 
 
 @pytest.mark.parametrize("text,kind,payload", [

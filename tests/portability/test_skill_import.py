@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from companion.errors import PortabilityError, UnrecognizedSourceError, UnsafeArchiveError
-from companion.memory.backup import backups_dir
+from companion.portability.backup import backups_dir
 from companion.memory.daylog import DayLog, read_file
 from companion.memory.longterm import LongTermStore
-from companion.memory.merge import entries
+from companion.portability.merge import entries
 from companion.memory.setup import ensure_home
-from companion.memory.skill_export import ExportOptions, export_memory
-from companion.memory.skill_import import import_memory
+from companion.portability.skill_export import ExportOptions, export_memory
+from companion.portability.skill_import import import_memory
 from companion.paths import Home
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "portability"
@@ -191,7 +191,7 @@ def test_unsafe_archives_are_refused_before_extraction(home: Home, tmp_path: Pat
 
 
 def test_oversized_archive_is_refused(home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import companion.memory.archive as archive_module
+    import companion.portability.archive as archive_module
 
     monkeypatch.setattr(archive_module, "MAX_TOTAL_BYTES", 1000)
     monkeypatch.setattr(archive_module.extract_archive, "__defaults__", (1000,))
@@ -202,7 +202,7 @@ def test_oversized_archive_is_refused(home: Home, tmp_path: Path, monkeypatch: p
 
 
 def test_lying_size_header_is_refused(tmp_path: Path) -> None:
-    from companion.memory.archive import extract_archive
+    from companion.portability.archive import extract_archive
 
     path = tmp_path / "lie.zip"
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:

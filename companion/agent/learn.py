@@ -13,9 +13,9 @@ from companion.errors import CompanionError
 from companion.llm.base import Backend, GenerationOptions, Message, collect
 from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record
-from companion.sleep.apply import Context, apply_file
-from companion.sleep.ops import MAX_TEXT, MIN_TEXT, Op, Outcome
-from companion.sleep.rules import extract
+from companion.curate.apply import Context, apply_file
+from companion.curate.ops import MAX_TEXT, MIN_TEXT, Op, Outcome
+from companion.curate.extract import extract
 
 log = logging.getLogger(__name__)
 

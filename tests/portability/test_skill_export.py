@@ -15,7 +15,7 @@ from skills_ref import validate
 from skills_ref.parser import parse_frontmatter
 
 from companion.errors import PortabilityError, TransferCancelledError
-from companion.memory.skill_export import ExportOptions, export_memory
+from companion.portability.skill_export import ExportOptions, export_memory
 from companion.paths import Home
 
 SAMPLE = Path(__file__).parent.parent / "fixtures" / "portability" / "sample-memory"

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.memory.redact import Redactions, redact
+from companion.portability.redact import Redactions, redact
 
 SECRETS = [
     ("Write to anna.berg@example.org about it", "email", "anna.berg@example.org"),

@@ -11,7 +11,7 @@ import pytest
 from companion.errors import UnrecognizedSourceError
 from companion.memory.daylog import DayLog
 from companion.memory.longterm import LongTermStore
-from companion.memory.migrate import default_locations, detect, migrate, migrate_path
+from companion.portability.migrate import default_locations, detect, migrate, migrate_path
 from companion.paths import Home
 
 LEGACY = Path(__file__).parent.parent / "fixtures" / "portability" / "legacy"

@@ -15,10 +15,10 @@ from typing import Any, Callable, Protocol
 
 from companion import __version__
 from companion.errors import FrontmatterError, PortabilityError, StorageError, TransferCancelledError
-from companion.memory.atomic import atomic_write, describe_os_error
+from companion.atomic import atomic_write, describe_os_error
 from companion.memory.document import split_frontmatter
-from companion.memory.redact import Redactions, redact
-from companion.memory.skill_doc import DIGEST_LEVELS, SKILL_NAME, MemorySummary, count_entries, render_skill_md
+from companion.portability.redact import Redactions, redact
+from companion.portability.skill_doc import DIGEST_LEVELS, SKILL_NAME, MemorySummary, count_entries, render_skill_md
 from companion.paths import LONG_TERM_FILES, Home
 
 Progress = Callable[[int, int, str], None]  # (done, total, what)

@@ -9,7 +9,7 @@ from skills_ref.validator import validate_metadata
 from skills_ref.parser import parse_frontmatter
 
 from companion.errors import PortabilityError
-from companion.memory.skill_doc import (
+from companion.portability.skill_doc import (
     MemorySummary,
     check_description,
     check_name,

@@ -10,8 +10,8 @@ from companion.errors import ConflictError
 from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record
 from companion.paths import Home
-from companion.sleep.apply import Context, apply_file, move_past_upcoming, rewrite_refusal
-from companion.sleep.ops import Op
+from companion.curate.apply import Context, apply_file, move_past_upcoming, rewrite_refusal
+from companion.curate.ops import Op
 
 DAY = date(2024, 5, 14)
 

@@ -1,0 +1,1 @@
+"""What may be written to long-term memory and how: the write policy, rule extraction, dates, the secret detector."""

@@ -1,0 +1,1 @@
+"""Measuring recall and memory on conversations: the harness behind `companion eval`."""

@@ -1,0 +1,1 @@
+"""Moving memory in and out: Agent Skill export/import, merge, migration from other apps, redaction."""
