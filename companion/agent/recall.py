@@ -8,8 +8,11 @@ import re
 import threading
 import weakref
 from dataclasses import dataclass, field
+from datetime import date
 from typing import TYPE_CHECKING, Any, Callable
 
+from companion.curate.names import current_name
+from companion.curate.when import spell_out, spoken
 from companion.errors import CompanionError, ToolError
 from companion.memory.search import Hit, RankSettings, SearchIndex, SearchQuery, search
 from companion.memory.search.tokenize import index_terms, query_terms
@@ -21,6 +24,7 @@ log = logging.getLogger(__name__)
 
 HEADER = "Memories that may help (dated; older ones may be out of date):"
 MAX_SNIPPET_TOKENS = 90
+MIN_LINE_TOKENS = 16  # less room than this left in the budget: no line fits, stop trying
 STARTUP_WAIT_S = 5.0
 MIN_RELEVANCE = 0.05  # of the best match: weaker matches are noise, not memories
 _TRIVIAL = re.compile(
@@ -98,15 +102,34 @@ def _clip(text: str, limit: int, count: Callable[[str], int]) -> str:
 
 
 def snippet_line(hit: Hit, excerpt: str) -> str:
-    """One dated line of the memory block."""
+    """One dated line of the memory block; dates written out ('8 May 2023') as a reader would."""
     item = hit.item
+    day = _spoken_day(item.day)
     if item.kind == "turn":
         who = "user" if item.role == "user" else "you"
-        return f"- [{item.day} {who}] {excerpt}"
+        return f"- [{day}, {who}] {excerpt}"
     if item.kind == "digest":
-        return f"- [{item.day} summary] {excerpt}"
+        return f"- [{day} summary] {excerpt}"
     where = item.source + (f", {item.context}" if item.context else "")
     return f"- [{where}] {excerpt}"
+
+
+def _spoken_day(day: str | None) -> str:
+    try:
+        return spoken(date.fromisoformat(day or ""))
+    except ValueError:
+        return day or "undated"
+
+
+def hit_text(hit: Hit) -> str:
+    """A turn's text with its relative dates spelled out against the day it was said."""
+    item = hit.item
+    if item.kind != "turn" or not item.day:
+        return item.text
+    try:
+        return spell_out(item.text, date.fromisoformat(item.day))
+    except ValueError:
+        return item.text
 
 
 @dataclass
@@ -117,20 +140,34 @@ class Packed:
 
 
 def pack(hits: list[Hit], budget: int, count: Callable[[str], int]) -> Packed:
-    """Snippets in rank order while they fit `budget` tokens; what does not fit (the least relevant) is left out."""
-    if not hits or budget <= count(HEADER) + 8:
+    """Snippets in rank order while they fit `budget` tokens; what does not fit (the least relevant) is left out.
+
+    Each line is tokenized once (the block's size is the sum of its lines and newlines); the
+    finished block is counted once more, and in the rare case a tokenizer joins lines differently
+    the last lines go until it fits."""
+    header = count(HEADER)
+    if not hits or budget <= header + 8:
         return Packed(None)
     lines = [HEADER]
     chosen: list[Hit] = []
+    used = header
     for hit in hits:
-        line = snippet_line(hit, best_excerpt(hit.item.text, hit.terms, count))
-        if count("\n".join(lines + [line])) <= budget:
+        if budget - used < MIN_LINE_TOKENS:
+            break
+        line = snippet_line(hit, best_excerpt(hit_text(hit), hit.terms, count, min(MAX_SNIPPET_TOKENS, budget - used - 12)))
+        cost = count(line) + 1  # and the newline before it
+        if used + cost <= budget:
             lines.append(line)
             chosen.append(hit)
-    if not chosen:
-        return Packed(None)
-    block = "\n".join(lines)
-    return Packed(block, chosen, count(block))
+            used += cost
+    while chosen:
+        block = "\n".join(lines)
+        total = count(block)
+        if total <= budget:
+            return Packed(block, chosen, total)
+        lines.pop()
+        chosen.pop()
+    return Packed(None)
 
 
 class Recall:
@@ -186,12 +223,18 @@ class Recall:
         fit = self.agent.memory_fit()
         shown = "\n".join(fit.bodies.values())
         exclude = self._in_prompt() if history else frozenset()
-        query = SearchQuery(text, k=(k or self.k) * 2, today=self.agent.clock().date(), exclude=exclude)
+        query = SearchQuery(text, k=(k or self.k) * 2, today=self.agent.clock().date(), exclude=exclude,
+                            names=self.names(), neighbours=True)
         hits = [
             h for h in search(self.index, query, self.settings)
             if h.relevance >= MIN_RELEVANCE and not (h.item.kind == "entry" and h.item.text in shown)
         ]
         return hits[: k or self.k]
+
+    def names(self) -> dict[str, str]:
+        """Role -> name, from USER.md and SOUL.md: a question naming someone is about their turns."""
+        found = {"user": current_name(self.agent.store, "USER.md"), "assistant": current_name(self.agent.store, "SOUL.md")}
+        return {role: name for role, name in found.items() if name}
 
     def provider(self, text: str) -> str | None:
         """The context provider: a memory block for this message, or None."""

@@ -19,7 +19,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--sleep", action="store_true", help="run the sleep job after each day, as at night")
     parser.add_argument("--baseline", action="store_true", help="also report plain BM25 over raw turns (the floor)")
     parser.add_argument("--model", metavar="PATH", help="GGUF model: count tokens with it (and sleep with it)")
-    parser.add_argument("--json", metavar="FILE", type=Path, help="also write the results as JSON to FILE ('-': stdout)")
+    parser.add_argument("--json", metavar="FILE", type=Path, help="also write the results, with each question's hits, as JSON to FILE ('-': stdout)")
     parser.set_defaults(handler=run)
 
 
@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"Tokens counted with {counting}.", file=sys.stderr)
     print(format_table(reports))
     if args.json:
-        text = json.dumps([r.to_dict() for r in reports], ensure_ascii=False, indent=2)
+        text = json.dumps([r.to_dict(questions=True) for r in reports], ensure_ascii=False, indent=2)
         if str(args.json) == "-":
             print(text)
         else:

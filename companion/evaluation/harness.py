@@ -16,9 +16,11 @@ from typing import Any, Callable
 from companion.agent import prompt as P
 from companion.agent.recall import HEADER, pack, snippet_line
 from companion.agent.turn import Agent
+from companion.curate.names import set_name
 from companion.errors import DatasetError
 from companion.llm.base import Backend
 from companion.memory.daylog import DayLog
+from companion.memory.longterm import LongTermStore
 from companion.memory.search.items import CITATION
 from companion.memory.search.rank import Hit, RankSettings
 from companion.memory.search.tokenize import query_terms
@@ -26,6 +28,7 @@ from companion.memory.setup import ensure_home
 from companion.paths import Home
 from companion.settings import Settings
 
+NAME_FILES = {"user": ("USER.md", "## Profile"), "assistant": ("SOUL.md", "## Identity")}
 _PUNCT = re.compile(r"[\W_]+", re.UNICODE)
 
 
@@ -43,6 +46,7 @@ class Dataset:
     name: str
     days: list[dict[str, Any]]
     questions: list[Question]
+    names: dict[str, str] = field(default_factory=dict)  # role -> name, as Preferences would set them
 
 
 def load_dataset(path: Path) -> Dataset:
@@ -79,7 +83,10 @@ def load_dataset(path: Path) -> Dataset:
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise DatasetError(f"Question {number} of {path.name} is malformed ({exc}).") from exc
-    return Dataset(str(data.get("name", path.stem)), data["days"], questions)
+    names = data.get("names", {})
+    if not isinstance(names, dict) or any(r not in NAME_FILES or not isinstance(n, str) for r, n in names.items()):
+        raise DatasetError(f"Dataset {path}: 'names' maps 'user' and/or 'assistant' to a name.")
+    return Dataset(str(data.get("name", path.stem)), data["days"], questions, names)
 
 
 def normalize(text: str) -> str:
@@ -128,6 +135,7 @@ class Answer:
     context: str
     tokens: int
     seconds: float
+    shown: list[str] = field(default_factory=list)  # where each recalled snippet came from, in block order
 
     def evidence_share(self, ids: dict[str, str]) -> float | None:
         if not self.question.evidence:
@@ -166,8 +174,27 @@ class Report:
             "p95_ms": round(_percentile(latencies, 95), 2) if latencies else None,
         }
 
-    def to_dict(self) -> dict[str, Any]:
+    def questions(self) -> list[dict[str, Any]]:
+        """Per question: what was asked, which evidence and answer reached the prompt, what was shown."""
+        refs = {record: ref for ref, record in self.ids.items()}
+        return [
+            {
+                "question": a.question.question,
+                "category": a.question.category,
+                "answer": a.question.answer,
+                "evidence": a.question.evidence,
+                "found": [r for r in a.question.evidence if self.ids[r] in a.present],
+                "answer_hit": a.answer_hit(),
+                "shown": [refs.get(where, where) for where in a.shown],
+                "tokens": a.tokens,
+                "ms": round(a.seconds * 1000, 2),
+            }
+            for a in self.answers
+        ]
+
+    def to_dict(self, questions: bool = False) -> dict[str, Any]:
         categories = sorted({a.question.category for a in self.answers})
+        extra = {"questions": self.questions()} if questions else {}
         return {
             "dataset": self.name,
             "mode": self.mode,
@@ -176,6 +203,7 @@ class Report:
             "categories": {c: self.summary([a for a in self.answers if a.question.category == c]) for c in categories},
             "coverage": self.coverage,
             "memory_tokens": self.memory_tokens,
+            **extra,
         }
 
 
@@ -208,7 +236,8 @@ def ask_recall(agent: Agent, question: Question, clock: _Clock) -> Answer:
     seconds = time.perf_counter() - started
     sections = P.memory_sections(fit.bodies)
     context = sections + ("\n\n" + packed.block if packed.block else "")
-    return Answer(question, _present(packed.hits, sections), context, fit.tokens + packed.tokens, seconds)
+    shown = [h.where for h in packed.hits]
+    return Answer(question, _present(packed.hits, sections), context, fit.tokens + packed.tokens, seconds, shown)
 
 
 def ask_baseline(agent: Agent, question: Question, clock: _Clock, budget: int) -> Answer:
@@ -219,15 +248,17 @@ def ask_baseline(agent: Agent, question: Question, clock: _Clock, budget: int) -
     candidates = agent.recall.index.match(dict.fromkeys(terms, 1.0), kinds=("turn",), limit=100) if terms else []
     lines = [HEADER]
     present: set[str] = set()
+    shown: list[str] = []
     for candidate in candidates:
         hit = Hit(candidate.item, candidate.relevance, candidate.relevance)
         line = snippet_line(hit, " ".join(candidate.item.text.split()))
         if agent.count_tokens("\n".join(lines + [line])) <= budget:
             lines.append(line)
             present.add(candidate.item.locator)
+            shown.append(candidate.item.locator)
     seconds = time.perf_counter() - started
     context = "\n".join(lines)
-    return Answer(question, present, context, agent.count_tokens(context), seconds)
+    return Answer(question, present, context, agent.count_tokens(context), seconds, shown)
 
 
 def evaluate(
@@ -247,6 +278,9 @@ def evaluate(
         clock = _Clock()
         after_day = _sleeper(home, backend, clock, progress) if sleep else None
         ids = ingest(home, dataset, clock, after_day)
+        store = LongTermStore(home)
+        for role, name in dataset.names.items():
+            set_name(store, *NAME_FILES[role], name)
         settings = Settings()
         settings.memory.prompt_budget_tokens = budget
         agent = Agent(home, backend, settings, clock=clock)

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from companion.errors import CompanionError
 from companion.settings import save_settings
-from companion.ui.names import current_name, set_name
+from companion.curate.names import current_name, set_name
 
 if TYPE_CHECKING:
     from companion.ui.main_window import MainWindow

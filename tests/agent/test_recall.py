@@ -60,19 +60,20 @@ def test_a_turn_recalls_an_old_snippet_with_its_date_after_the_stable_prefix(hom
     events = run(agent, "Where does my sister live now?")
     content = final_message(backend)
     assert "<context>" in content and HEADER in content
-    assert "[2024-03-01 user] My sister Anna moved to Lisbon to open a bakery" in content
+    assert "[1 March 2024, user] My sister Anna moved to Lisbon to open a bakery" in content
     assert "Lisbon" not in backend.prompts[-1][0]["content"]  # nothing recalled goes into the system prompt
     recall = [e for e in events if e.kind == "recall"]
     assert recall and recall[0].data["hits"][0]["id"] == "2024-03-01#1"
     reply = agent.daylog.tail(1)[0]
-    assert reply.role == "assistant" and reply.extra["recalled"] == ["2024-03-01#1"]
+    # the match, then the reply to it (a turn beside a match comes along, ranked below it)
+    assert reply.role == "assistant" and reply.extra["recalled"] == ["2024-03-01#1", "2024-03-01#2"]
 
 
 def test_chinese_recall(home, clock, past):
     backend = ScriptedBackend(n_ctx=2048)
     agent = Agent(home, backend, clock=clock)
     run(agent, "我喜欢喝什么咖啡？")
-    assert "[2024-03-01 user] 我最喜欢的饮料是咖啡" in final_message(backend)
+    assert "[1 March 2024, user] 我最喜欢的饮料是咖啡" in final_message(backend)
 
 
 def test_trivial_messages_recall_nothing(home, clock, past):

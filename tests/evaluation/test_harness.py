@@ -18,6 +18,8 @@ TINY = {
         ]},
         {"date": "2024-03-02", "turns": [
             {"ref": "b", "role": "user", "text": "Our dog is called Biscuit.", "time": "10:00"},
+        ]},
+        {"date": "2024-03-03", "turns": [
             {"ref": "c", "role": "user", "text": "我最喜欢的茶是铁观音。", "time": "10:05"},
         ]},
     ],

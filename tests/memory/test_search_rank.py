@@ -67,7 +67,8 @@ def test_long_term_entries_never_decay(home):
     assert hits[0].item.kind == "entry"
 
 
-def test_one_long_day_does_not_fill_every_slot(home):
+def test_a_day_penalty_keeps_one_long_day_from_filling_every_slot(home):
+    # off by default (evidence in real talk clusters in one day's conversation), there to turn on
     write_days(
         home,
         {
@@ -76,7 +77,9 @@ def test_one_long_day_does_not_fill_every_slot(home):
             date(2023, 12, 3): ["Planted garlic in the garden"],
         },
     )
-    hits = search(open_index(home), SearchQuery("garden beds", k=5, today=date(2024, 2, 2)))
+    query = SearchQuery("garden beds", k=5, today=date(2024, 2, 2))
+    assert {h.item.day for h in search(open_index(home), query)} == {"2024-02-01"}
+    hits = search(open_index(home), query, RankSettings(same_day_penalty=0.7))
     assert {"2024-01-03", "2023-12-03"} <= {h.item.day for h in hits}
 
 

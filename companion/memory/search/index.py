@@ -380,10 +380,11 @@ class SearchIndex:
 
         return self._guarded(action)
 
-    def neighbours(self, record_id: str, span: int = 1) -> list[Item]:
-        """Turns just before and after a turn on the same day (for context around a hit)."""
-        day, _, seq = record_id.partition("#")
-        wanted = [f"{day}#{int(seq) + d}" for d in range(-span, span + 1) if d]
+    def turns(self, record_ids: Iterable[str]) -> list[Item]:
+        """The indexed turns with these record ids (those not indexed are left out)."""
+        wanted = list(dict.fromkeys(record_ids))
+        if not wanted:
+            return []
 
         def action(db: sqlite3.Connection) -> list[Item]:
             rows = db.execute(

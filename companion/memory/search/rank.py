@@ -1,4 +1,4 @@
-"""Ranking: text relevance first, recency as a light tie-breaker (strong only for 'lately' queries), diversity."""
+"""Ranking: text relevance first, then who said it, when, the turns around a match; recency as a light tie-breaker."""
 
 from __future__ import annotations
 
@@ -30,7 +30,12 @@ class RankSettings:
     recent_query_weight: float = 0.6  # blend: the same for queries about "lately"
     hit_weight: float = 0.03  # per log(1 + times recalled before)
     entry_boost: float = 1.15  # distilled long-term entries and digests beat raw turns on equal text match
-    same_day_penalty: float = 0.7  # each further pick from the same day counts this much less
+    same_day_penalty: float = 1.0  # each further pick from the same day counts this much less (1: none;
+    # evidence in real talk clusters in one day's conversation)
+    speaker_weight: float = 0.3  # a query naming one speaker: their turns gain this share
+    day_weight: float = 0.5  # a query naming a time ("in May", "last week"): items from then gain this share
+    neighbour_weight: float = 0.5  # a turn beside a match (the reply to a question) gets this share of its score
+    neighbour_hits: int = 20  # ...for the best this many matches
     typo_terms: int = 2  # near terms added for a query word the index does not know
     common_term_share: float = 0.05  # a query word found in more than this share of items...
     common_term_floor: int = 5000  # ...and in more items than this is dropped when rarer words remain
@@ -45,6 +50,10 @@ class SearchQuery:
     until: date | None = None
     today: date | None = None  # recency is measured from this day (default: the newest item)
     exclude: frozenset[str] = frozenset()  # record ids already in the prompt
+    names: dict[str, str] = field(default_factory=dict)  # role -> the speaker's name (USER.md / SOUL.md)
+    days: tuple[date, date] | None = None  # a time the query names (first and last day): boosted, not filtered
+    time_words: tuple[str, ...] = ()  # the words that named that time: not searched for as text
+    neighbours: bool = False  # also the turns just before and after the best matching turns (recall's context)
 
 
 @dataclass
@@ -112,6 +121,11 @@ def search(index: SearchIndex, query: SearchQuery, settings: RankSettings | None
     terms = query_terms(query.text)
     if not terms or query.k <= 0:
         return []
+    speaker = named_speaker(terms, query.names)
+    # speakers' names and the words that named a time select whose turns and which days, rather than
+    # matching text: a name is mostly in greetings ("Hey Anna!"), a month name in any plan
+    aside = {t for name in query.names.values() for t in query_terms(name)} | set(query_terms(" ".join(query.time_words)))
+    terms = [t for t in terms if t not in aside] or terms
     terms, require_all = expand_terms(index, terms, settings)
     candidates = index.match(
         dict.fromkeys(terms, 1.0),
@@ -122,11 +136,21 @@ def search(index: SearchIndex, query: SearchQuery, settings: RankSettings | None
         limit=max(60, query.k * 3),
         exclude=query.exclude,
     )
-    scored = score_candidates(candidates, query, settings)
+    scored = score_candidates(candidates, query, settings, speaker)
+    if query.neighbours and settings.neighbour_weight > 0 and (not query.kinds or "turn" in query.kinds):
+        scored = with_neighbours(index, scored, query, settings)
     return diversify(scored, query.k, settings.same_day_penalty, terms)
 
 
-def score_candidates(candidates: list[Candidate], query: SearchQuery, settings: RankSettings) -> list[Hit]:
+def named_speaker(terms: list[str], names: dict[str, str]) -> str:
+    """The role whose name (alone) the query mentions: "what did Anna say" is about Anna's turns."""
+    mentioned = [role for role, name in names.items() if (words := query_terms(name)) and set(words) <= set(terms)]
+    return mentioned[0] if len(mentioned) == 1 else ""
+
+
+def score_candidates(
+    candidates: list[Candidate], query: SearchQuery, settings: RankSettings, speaker: str = ""
+) -> list[Hit]:
     if not candidates:
         return []
     top = max(c.relevance for c in candidates) or 1.0
@@ -137,6 +161,7 @@ def score_candidates(candidates: list[Candidate], query: SearchQuery, settings: 
         item = candidate.item
         relevance = candidate.relevance / top
         text_score = relevance * (settings.entry_boost if item.kind != "turn" else 1.0)
+        text_score *= _context_boost(item, query, settings, speaker)
         recency = _recency(item, today, settings.half_life_days)
         if settings.decay == "multiply":
             score = text_score * recency
@@ -146,7 +171,45 @@ def score_candidates(candidates: list[Candidate], query: SearchQuery, settings: 
             score = text_score
         score += settings.hit_weight * math.log1p(candidate.hits)
         hits.append(Hit(item, score, relevance))
-    hits.sort(key=lambda h: (-h.score, h.item.day or "", h.item.key))
+    hits.sort(key=_order)
+    return hits
+
+
+def _context_boost(item: Item, query: SearchQuery, settings: RankSettings, speaker: str) -> float:
+    """Gains for being said by the speaker the query names and for being from the time it names."""
+    boost = 1.0
+    if speaker and item.kind == "turn" and item.role == speaker:
+        boost += settings.speaker_weight
+    if query.days and item.day and query.days[0].isoformat() <= item.day <= query.days[1].isoformat():
+        boost += settings.day_weight
+    return boost
+
+
+def _order(hit: Hit) -> tuple[float, str, str]:
+    return (-hit.score, hit.item.day or "", hit.item.key)
+
+
+def with_neighbours(index: SearchIndex, hits: list[Hit], query: SearchQuery, settings: RankSettings) -> list[Hit]:
+    """Turns just before and after the best matching turns share their score: answers often sit in
+    the reply to a matching question, or in the question a matching reply answers."""
+    by_id = {h.item.locator: h for h in hits if h.item.kind == "turn"}
+    offered: dict[str, tuple[float, float]] = {}  # record id -> (score, relevance) passed on by a neighbour
+    for hit in [h for h in hits if h.item.kind == "turn"][: settings.neighbour_hits]:
+        day, _, seq = hit.item.locator.partition("#")
+        if not seq.isdigit():
+            continue
+        for near in (f"{day}#{int(seq) - 1}", f"{day}#{int(seq) + 1}"):
+            score = hit.score * settings.neighbour_weight
+            if near not in query.exclude and score > offered.get(near, (0.0, 0.0))[0]:
+                offered[near] = (score, hit.relevance * settings.neighbour_weight)
+    for record_id, (score, relevance) in offered.items():
+        known = by_id.get(record_id)
+        if known is not None and score > known.score:
+            known.score = score
+    for item in index.turns(r for r in offered if r not in by_id):  # same day: inside any date filter
+        score, relevance = offered[item.locator]
+        hits.append(Hit(item, score, relevance))
+    hits.sort(key=_order)
     return hits
 
 

@@ -1,4 +1,4 @@
-"""Set the user's or the companion's name in USER.md / SOUL.md (the settings shortcuts)."""
+"""The user's and the companion's names: the `- Name:` line of USER.md / SOUL.md (read by recall, set from Preferences)."""
 
 from __future__ import annotations
 
