@@ -31,8 +31,11 @@ class Runtime:
         self.close()
 
 
-def open_home(explicit: str | os.PathLike[str] | None = None, *, exclusive: bool = True) -> Runtime:
-    """exclusive=True refuses to run beside another Companion on the same home."""
+def open_home(
+    explicit: str | os.PathLike[str] | None = None, *, exclusive: bool = True, language: str | None = None
+) -> Runtime:
+    """exclusive=True refuses to run beside another Companion on the same home; `language` (a locale
+    name) picks the templates of a new home, by default the system's."""
     home = resolve_home(explicit)
     home.state.mkdir(parents=True, exist_ok=True)
     lock = None
@@ -45,7 +48,7 @@ def open_home(explicit: str | os.PathLike[str] | None = None, *, exclusive: bool
                 f"Companion is already running on {home.root}{who}. Switch to that window, or close it first."
             )
     try:
-        ensure_home(home)
+        ensure_home(home, language)
         settings = load_settings(home.settings_file)
     except BaseException:
         if lock is not None:

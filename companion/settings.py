@@ -44,15 +44,22 @@ class SleepSettings:
 
 
 @dataclass
+class WindowSettings:
+    keep_in_tray: bool = False  # closing the window leaves Companion in the tray (nightly sleep, reminders)
+    tray_asked: bool = False  # the user was asked once, on the first close
+
+
+@dataclass
 class Settings:
     model: ModelSettings = field(default_factory=ModelSettings)
     memory: MemorySettings = field(default_factory=MemorySettings)
     sleep: SleepSettings = field(default_factory=SleepSettings)
+    window: WindowSettings = field(default_factory=WindowSettings)
     extra: dict[str, Any] = field(default_factory=dict)  # tables this version does not know
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"schema_version": SETTINGS_VERSION}
-        for name in ("model", "memory", "sleep"):
+        for name in _TABLES:
             section = getattr(self, name)
             data[name] = {f.name: getattr(section, f.name) for f in fields(section)}
         data.update(self.extra)
@@ -64,7 +71,7 @@ class Settings:
         if isinstance(version, int) and version > SETTINGS_VERSION:
             raise SchemaVersionError("settings.toml was written by a newer Companion; update Companion.")
         settings = cls()
-        for name, kind in (("model", ModelSettings), ("memory", MemorySettings), ("sleep", SleepSettings)):
+        for name, kind in _TABLES.items():
             table = data.get(name, {})
             if not isinstance(table, dict):
                 continue
@@ -74,8 +81,12 @@ class Settings:
                 if key in known and isinstance(value, type(getattr(kind(), key))):
                     values[key] = value
             setattr(settings, name, kind(**values))
-        settings.extra = {k: v for k, v in data.items() if k not in ("schema_version", "model", "memory", "sleep")}
+        settings.extra = {k: v for k, v in data.items() if k != "schema_version" and k not in _TABLES}
         return settings
+
+
+_TABLES: dict[str, type] = {"model": ModelSettings, "memory": MemorySettings, "sleep": SleepSettings,
+                            "window": WindowSettings}
 
 
 def load_settings(path: Path) -> Settings:

@@ -19,7 +19,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Home:
     """A fresh home folder with the memory folder seeded from the templates."""
     monkeypatch.setenv("COMPANION_HOME", str(tmp_path / "home"))
     h = Home(tmp_path / "home")
-    ensure_home(h)
+    ensure_home(h, "en")  # the English templates, whatever the machine's locale
     return h
 
 

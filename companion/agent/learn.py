@@ -54,7 +54,9 @@ SCHEMA: dict[str, Any] = {
 
 
 def worth_learning(user: Record, used_memory_tool: bool) -> bool:
-    """After a memory tool or a statement about the user; not after small talk."""
+    """After a memory tool or a statement about the user; not after small talk, never from a private turn."""
+    if user.private:
+        return False
     if used_memory_tool:
         return True
     text = user.text.strip()

@@ -12,9 +12,11 @@ from typing import Any, Callable, Iterator
 
 from companion.agent import prompt as P
 from companion.agent.memory_requests import MemoryRequests
+from companion.agent.privacy import PAUSED_NOTE, Privacy
 from companion.agent.repetition import RepetitionGuard
 from companion.agent.recall import install_recall
-from companion.curate.requests import memory_request
+from companion.agent.remind import set_reminder
+from companion.curate.requests import MemoryRequest, memory_request, reminder_request
 from companion.agent.tools import ToolExecutor, tool_message_content
 from companion.agent.triggers import TriggerState, parse_triggers
 from companion.errors import CompanionError, ModelError
@@ -81,6 +83,7 @@ class Agent:
         self.requests = MemoryRequests(self.store)
         self.triggers = TriggerState(home.state / "soul_state.json", clock)
         self.window = P.HistoryWindow()
+        self.privacy = Privacy()
         self.context_providers: list[ContextProvider] = []
         self._pending_notes: list[str] = []
         self._base = template_text("base_instructions.md")
@@ -143,7 +146,7 @@ class Agent:
         return self.backend.count_tokens(text) if self.backend is not None else estimate_tokens(text)
 
     def _history_records(self) -> list[Record]:
-        return P.conversational(self.daylog.tail(HISTORY_TAIL))
+        return [r for r in P.conversational(self.daylog.tail(HISTORY_TAIL)) if self.privacy.in_history(r)]
 
     def build_messages(
         self, final: Message | None, exclude_id: str | None = None, exclude_after: Record | None = None
@@ -236,15 +239,25 @@ class Agent:
     def _turn(self, text: str) -> Iterator[TurnEvent]:
         previous = _last_user(self._history_records())  # read once, before this message is logged
         first_today = previous is None or previous.day != self.clock().date()
-        user_record = self.daylog.append("user", text)
+        private = self.privacy.fields()
+        user_record = self.daylog.append("user", text, **private)
         yield TurnEvent("user", text=text, record=user_record)
         notes: list[str] = []
-        request = memory_request(text)
-        if request is not None:
-            outcome = self.requests.apply(request, user_record.id)
+        request = memory_request(text) or reminder_request(text, user_record.timestamp)
+        if private:
+            self.privacy.turns += 1
+            if request is not None:
+                notes.append(PAUSED_NOTE)
+                yield TurnEvent("memory", text="Not saved: memory is paused (\"Don't remember this\" is on).",
+                                data={"changed": False})
+        elif request is not None:
+            if isinstance(request, MemoryRequest):
+                outcome = self.requests.apply(request, user_record.id)
+            else:
+                outcome = set_reminder(self.store, request, user_record)
             notes.append(outcome.note)
             yield TurnEvent("memory", text=outcome.note, data={"changed": outcome.changed})
-        if self.in_bootstrap():
+        if self.in_bootstrap() and not private:
             for change in self.requests.bootstrap(text, user_record.id, self._user_turns()):
                 notes.append(change)
                 yield TurnEvent("memory", text=change, data={"changed": True})
@@ -262,12 +275,14 @@ class Agent:
         final = {"role": "user", "content": P.render_final_user(user_record, blocks, notes, previous)}
         try:
             extra = {"recalled": recalled} if recalled else {}
+            extra.update(private)
             reply, used_tool = None, False
             for event in self._generate(self.build_messages(final, exclude_id=user_record.id), **extra):
                 used_tool = used_tool or event.kind == "tool"
                 reply = event.record if event.kind == "done" else reply
                 yield event
-            self._pending_exchange = (user_record, reply, used_tool)
+            if not private:
+                self._pending_exchange = (user_record, reply, used_tool)
         except ModelError as exc:
             self._fire("error")
             self.daylog.append("event", f"Reply failed: {exc}")
@@ -286,7 +301,9 @@ class Agent:
                 return
             previous = _last_user([r for r in records if r.id != last_user.id and r.ts <= last_user.ts])
             final = {"role": "user", "content": P.render_final_user(last_user, self._recall(last_user.text), [], previous)}
-            extra = {"replaces": old.id} if old is not None else {}
+            extra: dict[str, Any] = {"replaces": old.id} if old is not None else {}
+            if last_user.private:
+                extra["private"] = True
             try:
                 yield from self._generate(self.build_messages(final, exclude_id=last_user.id, exclude_after=last_user), **extra)
             except ModelError as exc:
@@ -310,7 +327,7 @@ class Agent:
     def _generate(self, messages: list[Message], **record_extra: Any) -> Iterator[TurnEvent]:
         assert self.backend is not None
         model = self.settings.model
-        tools = self.tools.definitions if self.backend.info.supports_tools else None
+        tools = self.tools.definitions if self.backend.info.supports_tools and not record_extra.get("private") else None
         options = GenerationOptions(max_tokens=model.max_reply_tokens, temperature=model.temperature, tools=tools)
         stats = TurnStats()
         reply = ""
@@ -374,7 +391,7 @@ class Agent:
         ]
         for index, call in enumerate(calls):
             result = self.tools.run(call)
-            record = self.daylog.append("tool", result.output[:2000], tool=result.to_dict())
+            record = self.daylog.append("tool", result.output[:2000], tool=result.to_dict(), **self.privacy.fields())
             events.append(TurnEvent("tool", text=result.output, record=record, data={"result": result}))
             added.append({"role": "tool", "tool_call_id": call.id or f"call_{index}", "content": tool_message_content(result)})
         return added, events

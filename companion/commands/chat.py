@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
             agent = Agent(runtime.home, chat_backend, runtime.settings)
             for warning in backend.info.warnings:
                 print(f"Warning: {warning}", file=sys.stderr)
-            print(f"Companion — {backend.info.name} on {backend.info.device}. /quit to exit, Ctrl-C stops a reply.", file=out)
+            print(f"Companion — {backend.info.name} on {backend.info.device}. /quit to exit, /private pauses memory, Ctrl-C stops a reply.", file=out)
             agent.start()
             return repl(agent, sys.stdin, out, interactive=sys.stdin.isatty())
         finally:
@@ -72,11 +72,23 @@ def repl(agent: Agent, stdin: TextIO, out: TextIO, interactive: bool) -> int:
             continue
         if line in ("/quit", "/exit"):
             break
+        if line == "/private":
+            print(toggle_private(agent), file=out, flush=True)
+            continue
         warm.join()
         _one_turn(agent, line, out)
         warm = _warm(agent)
     warm.join()  # never close the model under a running prefill
     return 0
+
+
+def toggle_private(agent: Agent) -> str:
+    """/private: pause memory, or resume it and say how many turns stayed private."""
+    if not agent.privacy.on:
+        agent.privacy.start(agent.clock())
+        return "[private] Memory paused: what you say now is logged as private and never remembered. /private again to resume."
+    turns = agent.privacy.stop()
+    return f"[private] Remembering again. {turns} turn{'s' if turns != 1 else ''} stayed private."
 
 
 def _one_turn(agent: Agent, text: str, out: TextIO) -> None:

@@ -22,6 +22,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("dest", metavar="DEST", help="folder to export into, or a file name ending in .zip")
     parser.add_argument("--zip", action="store_true", help="write companion-memory.zip instead of a folder")
     parser.add_argument("--without-logs", action="store_true", help="leave the raw day logs out")
+    parser.add_argument("--include-private", action="store_true",
+                        help="also export turns logged while memory was paused (left out by default)")
     parser.add_argument("--redact", action="store_true", help="mask emails, phone, card and IBAN numbers and secrets")
     parser.set_defaults(handler=run)
 
@@ -30,7 +32,8 @@ def run(args: argparse.Namespace) -> int:
     home = resolve_home(args.home)
     if not home.memory.is_dir():
         raise PortabilityError(f"There is no memory to export in {home.root} yet. Start Companion once first.")
-    options = ExportOptions(as_zip=args.zip, include_logs=not args.without_logs, redact=args.redact)
+    options = ExportOptions(as_zip=args.zip, include_logs=not args.without_logs, redact=args.redact,
+                            include_private=args.include_private)
     result = export_memory(home, Path(args.dest), options)
     summary = result.summary
     print(f"Exported to {result.path}")
@@ -43,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
     if options.redact:
         counts = ", ".join(f"{n} {kind}" for kind, n in sorted(result.redactions.counts.items()))
         print(f"Masked: {counts or 'nothing found'}")
+    if result.private_left_out:
+        print(f"Left out {result.private_left_out} private records (--include-private exports them).")
     if result.skipped_lines:
         print(f"Left out {result.skipped_lines} unreadable day-log lines.", file=sys.stderr)
     return 0

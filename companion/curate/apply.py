@@ -9,6 +9,7 @@ from datetime import date
 
 from companion.errors import ConflictError
 from companion.memory import sections
+from companion.memory.section_names import canonical, file_language, localized
 from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record
 from companion.curate.sensitive import find_sensitive
@@ -63,17 +64,19 @@ def clean_text(text: str) -> str:
 
 
 def _resolve_section(op: Op, body: str) -> str:
-    existing = {h.title.casefold(): h.title for h in sections.headings(body) if h.level == 2}
+    titles = [h.title for h in sections.headings(body) if h.level == 2]
+    existing = {canonical(t).casefold(): t for t in titles}
     allowed = SECTIONS[op.file]
-    wanted = sections.parse_heading(op.section or "")[1] if op.section else ""
+    wanted = canonical(sections.parse_heading(op.section or "")[1]) if op.section else ""
     if wanted.casefold() in existing:
         return existing[wanted.casefold()]
-    for title in allowed:
-        if title.casefold() == wanted.casefold():
-            return title
+    language = file_language(titles)
+    for key in allowed:
+        if key.casefold() == wanted.casefold():
+            return localized(key, language)
     if wanted and _SECTION_NAME.match(wanted) and op.file != "SOUL.md" and _LETTERS.search(wanted):
         return wanted.strip().title() if wanted.islower() else wanted.strip()
-    return allowed[0]
+    return existing.get(allowed[0].casefold()) or localized(allowed[0], language)
 
 
 def validate(op: Op, body: str, ctx: Context) -> tuple[Op | None, str]:

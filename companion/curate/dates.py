@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 _WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
@@ -136,3 +136,127 @@ def absolutize(text: str, anchor: date) -> str:
         out = prefix + joiner + found.when.isoformat() + out[found.end :]
     out = re.sub(r"\s{2,}", " ", out)
     return out.strip()
+
+
+# -- times of day ("at 8", "8:30pm", "noon", "八点", "下午三点半", "in 20 minutes") ------------------------
+
+_AMPM = r"(?P<ap>[ap])\.?\s?m\b\.?"
+_ZH_DIGITS = "零〇一二两三四五六七八九十"
+_ZH_PART = r"(?P<part>早上|早晨|上午|中午|下午|傍晚|晚上|夜里|凌晨|今晚|明晚|明早)?"
+_TIME_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"(?<![\d:])(?P<h>\d{1,2})[:.](?P<m>\d{2})\s*" + _AMPM, re.I), "clock"),
+    (re.compile(r"(?<![\d:.])(?P<h>\d{1,2})\s*" + _AMPM, re.I), "clock"),
+    (re.compile(r"(?<![\d:])(?P<h>\d{1,2}):(?P<m>\d{2})(?![\d:])"), "clock"),
+    (re.compile(r"\bat (?P<h>\d{1,2})(?:[:.](?P<m>\d{2}))?\b(?! ?(?:%|years?|days?|weeks?|months?|minutes?|hours?))", re.I), "clock"),
+    (re.compile(r"\b(?:at )?(?P<word>noon|midday|midnight)\b", re.I), "word"),
+    (re.compile(r"\bin (?P<n>\d{1,3}|a|an|one|two|three|half an?) (?P<unit>minutes?|mins?|hours?)\b", re.I), "in"),
+    (re.compile(_ZH_PART + rf"(?P<h>[{_ZH_DIGITS}\d]{{1,3}})[点點时](?:(?P<half>半)|(?P<q>一刻|三刻)|(?P<m>[{_ZH_DIGITS}\d]{{1,3}})分?)?"), "zh"),
+    (re.compile(rf"(?P<n>[{_ZH_DIGITS}\d]{{1,3}}|半)个?(?P<unit>分钟|小时|钟头)(?:后|以后|之后)"), "zh_in"),
+]
+_EVENING = re.compile(r"\b(?:tonight|this evening|in the evening|evening|afternoon|at night)\b|下午|傍晚|晚上|今晚|明晚|夜里", re.I)
+
+
+@dataclass(frozen=True)
+class FoundTime:
+    """A time of day (hour, minute), or an offset from now for "in 20 minutes" (then `after` is set)."""
+
+    hour: int
+    minute: int
+    start: int
+    end: int
+    text: str
+    explicit: bool = False  # am/pm, 24-hour clock or a part of the day: no guessing about noon
+    after: timedelta | None = None
+
+
+def zh_number(text: str) -> int | None:
+    """'八' -> 8, '十二' -> 12, '二十三' -> 23, '四十五' -> 45, '08' -> 8."""
+    if text.isdigit():
+        return int(text)
+    digits = {"零": 0, "〇": 0, **_ZH_NUM}
+    if "十" not in text:
+        return digits.get(text) if len(text) == 1 else None
+    tens, _, ones = text.partition("十")
+    units = {k: v for k, v in digits.items() if v < 10}
+    if len(tens) > 1 or len(ones) > 1 or (tens and tens not in units) or (ones and ones not in units):
+        return None
+    return (units[tens] if tens else 1) * 10 + (units[ones] if ones else 0)
+
+
+def _time(kind: str, match: re.Match[str]) -> FoundTime | None:
+    g = match.groupdict()
+    span = (match.start(), match.end(), match.group(0))
+    if kind == "word":
+        return FoundTime(0 if g["word"].lower() == "midnight" else 12, 0, *span, explicit=True)
+    if kind in ("in", "zh_in"):
+        raw = g["n"].lower()
+        if raw.startswith("half") or raw == "半":
+            amount = 0.5
+        elif kind == "in":
+            amount = float(raw) if raw.isdigit() else float(_WORD_NUM.get(raw, 1 if raw in ("an",) else 0))
+        else:
+            amount = float(zh_number(raw) or 0)
+        hours = g["unit"].lower().startswith(("hour", "小时", "钟头"))
+        after = timedelta(hours=amount) if hours else timedelta(minutes=amount)
+        return FoundTime(0, 0, *span, explicit=True, after=after) if after else None
+    if kind == "zh":
+        hour = zh_number(g["h"])
+        minute = 30 if g["half"] else 15 if g["q"] == "一刻" else 45 if g["q"] == "三刻" else zh_number(g["m"]) if g["m"] else 0
+        if hour is None or minute is None:
+            return None
+        part = g["part"] or ""
+        if part in ("下午", "傍晚", "晚上", "夜里", "今晚", "明晚") and hour < 12 or part == "中午" and hour < 3:
+            hour += 12
+        explicit = bool(part) or hour > 12
+    else:
+        hour, minute = int(g["h"]), int(g.get("m") or 0)
+        ap = (g.get("ap") or "").lower()
+        if ap:
+            if not 1 <= hour <= 12:
+                return None
+            hour = hour % 12 + (12 if ap == "p" else 0)
+        explicit = bool(ap) or ":" in match.group(0) or hour == 0 or hour > 12  # "11:30" reads as a 24-hour clock
+    if not (0 <= hour <= 23 and 0 <= minute <= 59):
+        return None
+    return FoundTime(hour, minute, *span, explicit=explicit)
+
+
+def find_time(text: str) -> FoundTime | None:
+    """The first time of day said in `text`, if any."""
+    found: list[FoundTime] = []
+    for pattern, kind in _TIME_PATTERNS:
+        for match in pattern.finditer(text):
+            if any(f.start < match.end() and match.start() < f.end for f in found):
+                continue
+            when = _time(kind, match)
+            if when is not None:
+                found.append(when)
+    return min(found, key=lambda f: f.start) if found else None
+
+
+def resolve_moment(text: str, now: datetime) -> tuple[date, FoundTime | None, list[tuple[int, int]]] | None:
+    """The day and time a message names, against `now`, and the spans that said it; None if it names neither.
+
+    "at 8" without am/pm means the next 8 o'clock from now (8:00 today, 20:00 if that has passed, else
+    tomorrow), or 20:00 when the message says evening; a time alone means today, or tomorrow once passed."""
+    days = find_dates(text, now.date())
+    moment = find_time(text)
+    if not days and moment is None:
+        return None
+    spans = [(d.start, d.end) for d in days[:1]] + ([(moment.start, moment.end)] if moment else [])
+    if moment is not None and moment.after is not None:
+        at = now + moment.after
+        return at.date(), FoundTime(at.hour, at.minute, moment.start, moment.end, moment.text, True), spans
+    day = days[0].when if days else now.date()
+    if moment is None:
+        return day, None, spans
+    hour, minute = moment.hour, moment.minute
+    guess = not moment.explicit and hour < 12  # "at 8": morning or evening
+    if guess and _EVENING.search(text):
+        hour, guess = hour + 12, False
+    if not days and (hour, minute) <= (now.hour, now.minute):
+        if guess and (hour + 12, minute) > (now.hour, now.minute):
+            hour += 12
+        else:
+            day = now.date() + timedelta(days=1)
+    return day, FoundTime(hour, minute, moment.start, moment.end, moment.text, True), spans

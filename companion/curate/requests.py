@@ -1,9 +1,12 @@
-"""Requests honoured by rule, without the model: "remember ...", "forget ...", and bootstrap answers."""
+"""Requests honoured by rule, without the model: "remember ...", "forget ...", "remind me ...", bootstrap answers."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date, datetime, time
+
+from companion.curate.dates import resolve_moment
 
 _TRAIL = " \t.!。！?？"
 
@@ -125,3 +128,60 @@ def bootstrap_answers(message: str) -> BootstrapAnswers:
         user_name = None
     styles = tuple(style for pattern, style in _STYLES if pattern.search(message))
     return BootstrapAnswers(user_name, companion_name, styles, _first(_USE, message, "use"))
+
+
+# -- "remind me ..." ------------------------------------------------------------------------
+
+_REMIND = [
+    re.compile(r"^\s*(?:(?:please|pls|can you|could you|would you)\s+)?(?:remind me|set a reminder)\s*[:,]?\s+(?P<rest>.+)$", re.I | re.S),
+    re.compile(r"^\s*(?:请你?|麻烦你?|帮我|记得)?(?:提醒我|提醒一下我|叫我)\s*[:：,，]?\s*(?P<rest>.+)$", re.S),
+]
+_REMIND_LEAD = re.compile(r"^(?:(?:to|about|that|of|for)\s+|(?:要|去|一下|该|得)\s*)", re.I)
+_REMIND_JOIN = re.compile(r"\s+(?:to|about|that)\s*$|(?:的时候|时)\s*$", re.I)
+_ON_AT = re.compile(r"\b(?:on|at|by)\s*$", re.I)
+
+
+@dataclass(frozen=True)
+class ReminderRequest:
+    """'Remind me tomorrow at 8 to call my mother' said on 2026-11-30 -> 2026-12-01, 08:00, 'call my mother'."""
+
+    day: date
+    at: time | None
+    text: str
+
+    def entry(self) -> str:
+        """The Upcoming entry's text: '2026-12-01 08:00: Call my mother' (no time: '2026-12-01: ...')."""
+        stamp = self.day.isoformat() + (f" {self.at:%H:%M}" if self.at else "")
+        return f"{stamp}: {self.text[:1].upper()}{self.text[1:]}"
+
+
+def _without(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` with the date/time spans cut out (overlapping spans merged), joined with one space."""
+    kept, position = [], 0
+    for start, end in sorted(spans):
+        if start > position:
+            piece = text[position:start]
+            kept.append(_ON_AT.sub("", piece) if start < len(text) else piece)
+        position = max(position, end)
+    kept.append(text[position:])
+    return re.sub(r"\s{2,}", " ", " ".join(p.strip() for p in kept if p.strip()))
+
+
+def reminder_request(message: str, now: datetime) -> ReminderRequest | None:
+    """'Remind me ...' / '提醒我……' naming a day or a time, resolved against the message's own time."""
+    for pattern in _REMIND:
+        match = pattern.match(message)
+        if match is None:
+            continue
+        rest = match.group("rest").strip()
+        moment = resolve_moment(rest, now)
+        if moment is None:
+            return None
+        day, at, spans = moment
+        what = _without(rest, spans)
+        what = _REMIND_JOIN.sub("", _REMIND_LEAD.sub("", what.strip(" ,，:：")))
+        what = _REMIND_LEAD.sub("", _clean(what)).strip(" ,，:：")
+        if len(what) < 2:
+            return None
+        return ReminderRequest(day, time(at.hour, at.minute) if at else None, what)
+    return None

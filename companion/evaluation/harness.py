@@ -274,7 +274,7 @@ def evaluate(
     """Run the whole harness in a temporary home that is deleted afterwards."""
     with tempfile.TemporaryDirectory(prefix="companion-eval-") as folder:
         home = Home(Path(folder))
-        ensure_home(home)
+        ensure_home(home, "en")
         clock = _Clock()
         after_day = _sleeper(home, backend, clock, progress) if sleep else None
         ids = ingest(home, dataset, clock, after_day)

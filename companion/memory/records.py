@@ -13,7 +13,7 @@ _KNOWN = ("id", "ts", "role", "text")
 
 @dataclass
 class Record:
-    """One line of a day log. `extra` keeps optional and unknown keys (tool, model, tokens, ref...)."""
+    """One line of a day log. `extra` keeps optional and unknown keys (tool, model, tokens, ref, private...)."""
 
     id: str
     ts: str
@@ -28,6 +28,11 @@ class Record:
     @property
     def seq(self) -> int:
         return int(self.id.split("#", 1)[1])
+
+    @property
+    def private(self) -> bool:
+        """Said while memory was paused: logged, but never learned, distilled, recalled or exported by default."""
+        return self.extra.get("private") is True
 
     @property
     def timestamp(self) -> datetime:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from companion.memory.section_names import file_language, localized, same_section
+
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
@@ -44,13 +46,13 @@ def find_section(body: str, heading: str) -> tuple[int, int, int] | None:
     """(heading line, first content line, end line) of the section, in line indices, or None.
 
     A section runs from its heading to the next heading of the same or higher level.
-    Titles compare case-insensitively; the first match wins.
+    Titles compare case-insensitively and across languages ('## Facts' finds '## 事实'); the first match wins.
     """
     level, title = parse_heading(heading)
     all_headings = headings(body)
     total = len(body.splitlines())
     for position, head in enumerate(all_headings):
-        if head.level == level and head.title.casefold() == title.casefold():
+        if head.level == level and same_section(head.title, title):
             end = total
             for later in all_headings[position + 1 :]:
                 if later.level <= level:
@@ -100,8 +102,9 @@ def append_to_section(body: str, heading: str, text: str) -> str | None:
 
 
 def add_section(body: str, heading: str, content: str) -> str:
-    """Body with a new section at its end."""
+    """Body with a new section at its end; a known section is titled in the language the file uses."""
     level, title = parse_heading(heading)
+    title = localized(title, file_language(h.title for h in headings(body)))
     prefix = body
     if prefix and not prefix.endswith("\n"):
         prefix += "\n"
@@ -119,3 +122,20 @@ def append_text(body: str, text: str) -> str:
     if prefix and not prefix.endswith("\n"):
         prefix += "\n"
     return prefix + _ensure_newline(text.strip("\n"))
+
+
+_COMMENT_ONLY = re.compile(r"^\s*(?:<!--.*?-->\s*)*$")
+
+
+def empty_sections(body: str, level: int = 2) -> list[Heading]:
+    """Headings of `level` whose section holds nothing but blank lines and comments (subsections count as content)."""
+    lines = body.splitlines()
+    found = headings(body)
+    empty = []
+    for position, head in enumerate(found):
+        if head.level != level:
+            continue
+        end = found[position + 1].line if position + 1 < len(found) else len(lines)
+        if all(_COMMENT_ONLY.match(line) for line in lines[head.line + 1 : end]):
+            empty.append(head)
+    return empty

@@ -30,6 +30,7 @@ class ExportOptions:
     as_zip: bool = False
     include_logs: bool = True
     redact: bool = False
+    include_private: bool = False  # turns logged while memory was paused stay home unless asked for
 
 
 @dataclass
@@ -39,6 +40,7 @@ class ExportResult:
     files: int
     redactions: Redactions = field(default_factory=Redactions)
     skipped_lines: int = 0  # unreadable day-log lines left out
+    private_left_out: int = 0  # records logged while memory was paused
 
 
 class _Sink(Protocol):
@@ -114,7 +116,8 @@ def export_memory(
             _export_folder(exporter, files, target, stamp)
     except OSError as exc:
         raise StorageError(describe_os_error(exc, target)) from exc
-    return ExportResult(target, exporter.summary, len(files) + 1, exporter.found, exporter.skipped_lines)
+    return ExportResult(target, exporter.summary, len(files) + 1, exporter.found, exporter.skipped_lines,
+                        exporter.private_left_out)
 
 
 def _export_folder(exporter: "_Exporter", files: list[str], target: Path, stamp: datetime) -> None:
@@ -170,6 +173,7 @@ class _Exporter:
         self.done = 0
         self.found = Redactions()
         self.skipped_lines = 0
+        self.private_left_out = 0
         self.summary = MemorySummary(logs_included=options.include_logs, redacted=options.redact)
 
     def run(self, sink: _Sink, files: list[str], stamp: datetime) -> None:
@@ -223,6 +227,9 @@ class _Exporter:
                     raise ValueError("not an object")
             except ValueError:
                 self.skipped_lines += 1
+                continue
+            if data.get("private") is True and not self.options.include_private:
+                self.private_left_out += 1
                 continue
             self.summary.records += 1
             if self.options.redact:

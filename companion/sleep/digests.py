@@ -137,7 +137,7 @@ def salience(record: Record) -> float:
 
 def extractive_events(records: list[Record], limit: int) -> list[Record]:
     """The most salient user turns, in time order; secrets are never copied into a digest."""
-    candidates = [r for r in records if r.role == "user" and r.text.strip() and not find_sensitive(r.text)]
+    candidates = [r for r in records if r.role == "user" and r.text.strip() and not r.private and not find_sensitive(r.text)]
     chosen = sorted(candidates, key=salience, reverse=True)[:limit]
     return sorted(chosen, key=lambda r: r.seq)
 
@@ -210,7 +210,7 @@ def build_day(home: Home, daylog: DayLog, day: date, backend: Backend | None, st
     generator = "model" if lines else "extractive"
     if not lines:
         lines = [event_line(r) for r in extractive_events(read.records, DAY_EVENTS)] or ["- (no conversation)"]
-    users = sum(1 for r in read.records if r.role == "user")
+    users = sum(1 for r in read.records if r.role == "user" and not r.private)
     body = f"# {day.isoformat()} ({day:%A})\n\n{users} messages from the user.\n\n## Timeline\n" + "\n".join(lines)
     return _write(home, "day", day.isoformat(), day, day, [daylog.path_for(day)], generator, body)
 
@@ -223,7 +223,7 @@ def build_week(home: Home, daylog: DayLog, key: str, days: list[date]) -> Writte
     parts = [f"# Week {key} ({start.isoformat()} to {end.isoformat()})", "", "## Events, day by day"]
     for day in days:
         records = daylog.read_day(day).records
-        users = sum(1 for r in records if r.role == "user")
+        users = sum(1 for r in records if r.role == "user" and not r.private)
         parts.append(f"\n### {day.isoformat()} ({day:%A}), {users} messages")
         parts.extend(event_line(r) for r in extractive_events(records, WEEK_EVENTS_PER_DAY))
     return _write(home, "week", key, start, end, [daylog.path_for(d) for d in days], "extractive", "\n".join(parts))
@@ -233,7 +233,7 @@ def key_changes(records: list[Record]) -> list[str]:
     """Decisions, corrections, moves and dated events the user stated, as dated lines."""
     wanted = {"Decisions", "Corrections", "Timeline", "Upcoming"}
     lines: list[str] = []
-    for op in rules.extract(records):
+    for op in rules.extract([r for r in records if not r.private]):
         if op.section in wanted or op.old:
             day = op.sources[0].split("#")[0]
             text = op.text if re.match(r"\d{4}-\d{2}-\d{2}:", op.text) else f"{day}: {op.text}"

@@ -92,7 +92,8 @@ def render_record(record: Record) -> str:
 
 
 def conversational(records: list[Record]) -> list[Record]:
-    return [r for r in records if r.role in ("user", "assistant") and r.text.strip()]
+    """The user's and the companion's words worth distilling (private turns never are)."""
+    return [r for r in records if r.role in ("user", "assistant") and r.text.strip() and not r.private]
 
 
 def chunk_records(records: list[Record], backend: Backend, budget_tokens: int) -> list[list[Record]]:

@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     install_translators(app)
     apply_style(app)
     try:
-        runtime = open_home(getattr(args, "home", None))
+        runtime = open_home(getattr(args, "home", None), language=QLocale.system().name())
     except AlreadyRunningError as exc:
         QMessageBox.warning(None, app.translate("App", "Companion is already running"), str(exc))
         return 1

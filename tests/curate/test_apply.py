@@ -188,3 +188,27 @@ def test_model_text_in_the_users_words_is_put_in_entry_form(store: LongTermStore
     op = _add("I'm allergic to peanuts.", "USER.md", "Profile")
     out = apply_file(store, "USER.md", [op], _ctx("I'm allergic to peanuts"))
     assert out[0].op.text == "Allergic to peanuts"
+
+
+def test_a_chinese_home_is_written_under_its_own_headings(tmp_path) -> None:
+    from companion.memory.setup import ensure_home
+
+    home = Home(tmp_path / "zh")
+    ensure_home(home, "zh")
+    store = LongTermStore(home)
+    ctx = _ctx("我养了一只叫小米的猫", "我决定学钢琴")
+    ops = [_add("养了一只叫小米的猫"), _add("决定学钢琴", section="Decisions", sources=("2024-05-13#2",))]
+    out = apply_file(store, "MEMORY.md", ops, ctx)
+    assert [o.status for o in out] == ["added", "added"]
+    body = store.read("MEMORY.md").body
+    assert body.split("## 事实")[1].split("##")[0].strip() == "- 养了一只叫小米的猫 (2024-05-13#1)"
+    assert "- 决定学钢琴 (2024-05-13#2)" in body.split("## 决定")[1].split("##")[0]
+    assert "Facts" not in body and "Decisions" not in body
+
+
+def test_passed_upcoming_entries_move_to_the_chinese_timeline() -> None:
+    body = "## 时间线\n\n## 即将到来\n- 2024-05-10: 看牙医 (2024-05-01#1)\n"
+    moved_body, moved = move_past_upcoming(body, DAY)
+    assert moved == ["- 2024-05-10: 看牙医 (2024-05-01#1)"]
+    assert moved_body.split("## 即将到来")[0].strip().endswith("看牙医 (2024-05-01#1)")
+    assert "Timeline" not in moved_body

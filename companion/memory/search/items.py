@@ -40,8 +40,8 @@ class Item:
 
 
 def record_item(record: Record, source: str) -> Item | None:
-    """A day-log record as an item; None for tool/event records and empty text."""
-    if record.role not in INDEXED_ROLES or not record.text.strip():
+    """A day-log record as an item; None for tool/event records, empty text and private turns."""
+    if record.role not in INDEXED_ROLES or not record.text.strip() or record.private:
         return None
     ref = record.extra.get("ref")
     return Item(

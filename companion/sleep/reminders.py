@@ -1,0 +1,83 @@
+"""Which reminders are due: timed entries of MEMORY.md `## Upcoming`, and which of them were already shown."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, time
+from pathlib import Path
+
+from companion.atomic import atomic_write
+from companion.memory import entries as E
+from companion.memory import sections
+
+log = logging.getLogger(__name__)
+
+STATE_VERSION = 1
+_TIMED = re.compile(r"^\s*[-*+]\s+(?P<day>\d{4}-\d{2}-\d{2})[ T](?P<h>\d{1,2}):(?P<m>\d{2})\s*[:：]?\s*(?P<what>.*)$")
+
+
+@dataclass(frozen=True)
+class Reminder:
+    when: datetime
+    text: str  # the entry without its date, time and citation
+
+    @property
+    def key(self) -> str:
+        return f"{self.when:%Y-%m-%d %H:%M} {self.text}"
+
+    def label(self) -> str:
+        return f"{self.when:%Y-%m-%d %H:%M} {self.text}"
+
+
+def timed_reminders(memory_body: str, tz: object = None) -> list[Reminder]:
+    """Entries under Upcoming that carry a date and a time, soonest first (superseded ones skipped)."""
+    span = sections.find_section(memory_body, "## Upcoming")
+    if span is None:
+        return []
+    found: list[Reminder] = []
+    for line in memory_body.splitlines()[span[1] : span[2]]:
+        match = _TIMED.match(line)
+        if match is None or E.is_superseded(line):
+            continue
+        try:
+            when = datetime.combine(date.fromisoformat(match.group("day")), time(int(match.group("h")), int(match.group("m"))))
+        except ValueError:
+            continue
+        text = E.entry_text("- " + match.group("what")).strip()
+        found.append(Reminder(when.replace(tzinfo=tz) if tz is not None else when, text))  # type: ignore[arg-type]
+    return sorted(found, key=lambda r: r.when)
+
+
+class ReminderState:
+    """state/reminders.json: the reminders already shown, so each pops up once (also across restarts)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.shown: set[str] = set()
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(data, dict) and isinstance(data.get("shown"), list):
+                self.shown = {k for k in data["shown"] if isinstance(k, str)}
+        except FileNotFoundError:
+            pass
+        except (OSError, ValueError) as exc:  # a broken state file means reminders may show twice, never lost
+            log.warning("Reminder state %s unreadable (%s); starting afresh", path, exc)
+
+    def mark(self, reminders: list[Reminder], current: list[Reminder]) -> None:
+        """Remember `reminders` as shown; forget keys no longer in MEMORY.md (the file stays small)."""
+        live = {r.key for r in current}
+        self.shown = {k for k in self.shown if k in live} | {r.key for r in reminders}
+        atomic_write(self.path, json.dumps({"schema_version": STATE_VERSION, "shown": sorted(self.shown)}, ensure_ascii=False))
+
+
+def due(reminders: list[Reminder], state: ReminderState, now: datetime) -> list[Reminder]:
+    """Reminders whose time has come (or passed while the app was closed) and that were not shown yet."""
+    return [r for r in reminders if r.when <= now and r.key not in state.shown]
+
+
+def next_time(reminders: list[Reminder], state: ReminderState, now: datetime) -> datetime | None:
+    """When the next reminder is due, or None."""
+    return next((r.when for r in reminders if r.when > now and r.key not in state.shown), None)
