@@ -14,6 +14,7 @@ from companion.llm.base import Backend, GenerationOptions, Message, collect
 from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record
 from companion.curate.apply import Context, apply_file
+from companion.curate.policy import Actor
 from companion.curate.ops import MAX_TEXT, MIN_TEXT, Op, Outcome
 from companion.curate.extract import extract
 
@@ -153,7 +154,7 @@ class DaytimeLearner:
         if not ops:
             return []
         records = {user.id: user, **({reply.id: reply} if reply is not None else {})}
-        ctx = Context(records=records, today=self.clock().date())
+        ctx = Context(records=records, today=self.clock().date(), actor=Actor.LEARN)
         outcomes: list[Outcome] = []
         for file in dict.fromkeys(op.file for op in ops):
             outcomes.extend(apply_file(self.store, file, [o for o in ops if o.file == file], ctx, actor="learn"))

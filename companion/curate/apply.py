@@ -12,10 +12,11 @@ from companion.memory import sections
 from companion.memory.section_names import canonical, file_language, localized
 from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record
-from companion.curate.sensitive import find_sensitive
+from companion.curate import listen
+from companion.curate.policy import FACT_FILES, Actor, Code, Proposal, clean, decide
 from companion.memory import entries as E
 from companion.curate.dates import absolutize, has_relative_date
-from companion.curate.ops import MAX_TEXT, MIN_TEXT, SECTIONS, Op, Outcome
+from companion.curate.ops import SECTIONS, Op, Outcome
 from companion.curate.compact import append_archive, compact
 from companion.curate.extract import extract, own_words
 
@@ -25,7 +26,6 @@ MAX_DROP_SHARE = 0.25
 CONFLICT_RETRIES = 3
 _SECTION_NAME = re.compile(r"^[\w &/'-]{2,32}$")
 _LETTERS = re.compile(r"[^\W\d_]")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _UPCOMING = re.compile(r"^\s*[-*+]\s+(?:~~)?(\d{4}-\d{2}-\d{2})\b")
 PERSONA_REQUEST = re.compile(
     r"\b(call yourself|your name (is|should be|will be)|i'?ll call you|be (more|less) \w+|(please )?be \w+er\b|"
@@ -43,11 +43,8 @@ class Context:
     today: date
     refused_sensitive: int = 0
     seen: set[str] = field(default_factory=set)
-
-
-def text_width(text: str) -> int:
-    """Length where a CJK character counts twice: "喜欢喝茶" says as much as "Likes tea"."""
-    return len(text) + len(_CJK.findall(text))
+    actor: Actor = Actor.SLEEP
+    bodies: dict[str, str] = field(default_factory=dict)  # the other long-term files, for "one fact, one place"
 
 
 def in_entry_form(text: str, source: Record) -> str:
@@ -55,12 +52,6 @@ def in_entry_form(text: str, source: Record) -> str:
     probe = Record(source.id, source.ts, "user", text)
     ops = extract([probe])
     return ops[0].text if len(ops) == 1 else text
-
-
-def clean_text(text: str) -> str:
-    text = E.entry_text(text.strip())
-    text = re.sub(r"\s+", " ", text).strip().strip("\"'“”")
-    return text
 
 
 def _resolve_section(op: Op, body: str) -> str:
@@ -90,28 +81,23 @@ def validate(op: Op, body: str, ctx: Context) -> tuple[Op | None, str]:
         return None, "cites no record of the day log"
     if not any(ctx.records[s].role == "user" for s in sources):
         return None, "cites only the companion's own words"
-    text = clean_text(op.text)
+    text = clean(op.text)
     anchor = ctx.records[sources[0]].day
     if op.origin == "model":
         text = in_entry_form(text, ctx.records[sources[0]])
     text = absolutize(text, anchor)
-    kind = find_sensitive(text)
-    if kind:
-        ctx.refused_sensitive += 1
-        return None, f"looks like {kind}; secrets are never stored"
-    if not MIN_TEXT <= text_width(text) <= MAX_TEXT:
-        return None, f"must be {MIN_TEXT}-{MAX_TEXT} characters (is {len(text)})"
-    if len(_LETTERS.findall(E.ID.sub("", text))) < 3:
-        return None, "not a statement"
     if has_relative_date(text):
         return None, "uses a relative date that could not be resolved"
-    if op.file == "SOUL.md" and not any(PERSONA_REQUEST.search(own_words(ctx.records[s].text)) for s in sources):
+    grounds = " ".join(ctx.records[s].text for s in sources if ctx.records[s].role == "user")
+    if op.file == "SOUL.md" and not PERSONA_REQUEST.search(own_words(listen.own_part(grounds))):
         return None, "SOUL.md changes only when the user asks for a different persona"
-    duplicate = E.find_duplicate_entry(text, body)
-    if duplicate is not None:
-        return None, f"already in {op.file}: {E.entry_text(duplicate)}"
     section = _resolve_section(op, body)
-    return Op(op.kind, op.file, section, text, sources, op.old, op.origin), ""
+    decision = decide(Proposal(text, op.file, ctx.actor, section, grounds), {**ctx.bodies, op.file: body})
+    if not decision:
+        if decision.code == Code.SECRET:
+            ctx.refused_sensitive += 1
+        return None, decision.reason
+    return Op(op.kind, op.file, section, decision.text, sources, op.old, op.origin), ""
 
 
 def plan(name: str, body: str, ops: list[Op], ctx: Context) -> tuple[str, list[Outcome]]:
@@ -195,6 +181,7 @@ def apply_file(
     """Plan and write one file with compare-and-swap, re-planning if someone edited it meanwhile."""
     for _attempt in range(CONFLICT_RETRIES):
         doc = store.read(name)
+        ctx.bodies = {other: store.read(other).body for other in FACT_FILES if other != name}
         body, moved = move_past_upcoming(doc.body, ctx.today) if name == "MEMORY.md" else (doc.body, [])
         body, outcomes = plan(name, body, ops, ctx)
         outcomes.extend(

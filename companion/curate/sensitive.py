@@ -1,38 +1,217 @@
-"""Refuse secrets in long-term memory: passwords, API keys, card and IBAN numbers."""
+"""The one sensitive-data detector: secrets (never stored) and contact data (stored only on request).
+
+The write guard (`find_sensitive`, `find_contact`) and the export redactor
+(`portability/redact.py`) both call `scan`, so they cannot disagree.
+"""
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Callable
 
-_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("a password", re.compile(r"(?i)\b(pass(word|wd|code)?|pwd|pin)\b\s*(is|:|=)\s*\S+|密码")),
-    ("an API key or token", re.compile(r"(?i)\b(sk-[A-Za-z0-9]{16,}|ghp_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}|xox[bap]-[A-Za-z0-9-]{10,})\b")),
-    ("a secret", re.compile(r"(?i)\b(api[_ -]?key|secret|token)\b\s*(is|:|=)\s*\S{6,}")),
-    ("an IBAN", re.compile(r"\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}\s?[A-Z0-9]{1,4}\b")),
-]
-# Card numbers: 13-19 digits in one run or in groups of four; not phone numbers ("+86 138 1234 5678").
-_CARD = re.compile(r"(?<![+\d])(?:\d{13,19}|\d{4}[ -]\d{6}[ -]\d{5}|(?:\d{4}[ -]){2,3}\d{4}(?:[ -]?\d{1,3})?)(?!\d)")
+import phonenumbers
+
+SECRET_KINDS = ("secret", "card", "iban", "ssn")
+CONTACT_KINDS = ("email", "phone", "address", "id")
+LABELS = {
+    "secret": "a password, key or token",
+    "card": "a card number",
+    "iban": "an IBAN",
+    "ssn": "a social security number",
+    "email": "an email address",
+    "phone": "a phone number",
+    "address": "a street address",
+    "id": "an ID or passport number",
+}
 
 
-def _luhn_ok(digits: str) -> bool:
+@dataclass(frozen=True)
+class Finding:
+    """One sensitive value: `text[start:end]` is what a redactor masks (a label before it stays)."""
+
+    kind: str
+    start: int
+    end: int
+
+    @property
+    def label(self) -> str:
+        return LABELS[self.kind]
+
+    @property
+    def is_secret(self) -> bool:
+        return self.kind in SECRET_KINDS
+
+
+_PRIVATE_KEY = re.compile(
+    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+    re.DOTALL,
+)
+_TOKEN = re.compile(
+    r"(?<![\w-])(?:sk-(?:proj-|ant-(?:api\d\d-)?|svcacct-)?[A-Za-z0-9_-]{16,}|(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}"
+    r"|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}"
+    r"|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{30,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{30,}"
+    r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})",
+    re.ASCII,
+)
+_URL_CREDENTIALS = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@]+:(?P<v>[^\s@/]+)@", re.I)
+_BEARER = re.compile(r"\b(?:bearer|authorization:?)\s+(?P<v>[A-Za-z0-9._~+/=-]{12,})", re.I)
+_NOT_VALUE_WORDS = (
+    r"pad|reset|manager|managers|protected|required|strength|policy|field|hint|changed?|count|expired?|and|or|the|a|an|my"
+    r"|too|very|not|strong|weak|secure|safe|long|short|wrong|correct|incorrect|still|now|easy|hard|same|different|new|old"
+    r"|somewhere|written|saved|stored|there|here|for|with|in|on|at|to|of|is|was|also|just|really|quite|so|again|free"
+)
+# A label, an optional "for home" / "of the router", a link word, then the value.
+_SECRET_WORD = (
+    r"pass(?:word|wd|phrase|code)?|pwd|pin(?:\s?code)?|cvv|cvc|csc|security code|api[_ -]?key|secret(?:[_ -]?(?:access[_ -]?)?key)?"
+    r"|access[_ -]?key|access[_ -]?token|auth[_ -]?token|refresh[_ -]?token|client[_ -]?secret|private[_ -]?key|token"
+    r"|passwort|kennwort|mot de passe|mdp|contrase(?:ñ|n)a|clave|senha|wachtwoord|parola d'ordine|lösenord|salasana"
+    r"|has(?:ł|l)o|пароль|パスワード|비밀번호"
+)
+_LABELLED = re.compile(
+    r"(?i)(?<![\w])(?:" + _SECRET_WORD + r")(?![\w])(?:\s+(?:for|of|to|on|at|de|du|für|von|del|da)\s+(?:(?:my|the|our|mon|ma|mein|meine|mi|la|le)\s+)?(?!(?:is|was|ist|est|es)\b)[\w'-]{1,20}){0,2}"
+    r"\s*(?P<link>\bis\b|\bwas\b|=|:|：|\bist\b|\best\b|\bes\b|\bé\b|\blautet\b|→)?\s*(?:[\"'`«“])?(?P<v>(?![\[=:：])(?!(?:" + _NOT_VALUE_WORDS + r")\b)[^\s\"'`»”,;，。；、]{3,})"
+)
+_ZH_LABELLED = re.compile(r"(?:密码|口令|密钥|验证码|暗码|支付密码|安全码)\s*(?:是|为|:|：|=)?\s*(?P<v>(?![\[=:：])[^\s\u3000,;，。；、]{3,})")
+_AWS_SECRET = re.compile(r"(?i)aws_?secret_?access_?key\s*[=:]\s*(?P<v>[A-Za-z0-9/+=]{20,})")
+_SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
+_EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b", re.ASCII)
+_IBAN = re.compile(r"(?i)(?<![\w])[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?(?![\w])", re.ASCII)
+_CARD = re.compile(r"(?<![\w#+-])\d(?:[ .-]?\d){12,18}(?![\w#-])", re.ASCII)
+_DATE_LIKE = re.compile(r"\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[./]\d{1,2}[./]\d{2,4}")
+_STREET = (
+    r"street|st|road|rd|avenue|ave|lane|ln|drive|dr|boulevard|blvd|way|court|ct|place|pl|square|sq|terrace|close|crescent"
+    r"|straße|strasse|str|gasse|weg|platz|allee|calle|via|viale|corso"
+)
+_ADDRESS = re.compile(
+    r"(?<![\w#])\d{1,5}[a-zA-Z]?,?\s+(?:[A-Z][\w'.-]*\s+){1,4}(?i:" + _STREET + r")\b\.?"
+    r"|(?i:\b(?:rue|avenue|boulevard|chemin|place|calle|avenida|via|piazza)\s+(?:de\s+la\s+|de\s+|du\s+|des\s+|del\s+)?[\w'-]+(?:\s+[\w'-]+)?,?\s+\d{1,5}\b)"
+    r"|(?<!\w)[A-Z][\w-]*(?:" + r"straße|strasse|str\.|gasse|weg|platz|allee" + r")\s+\d{1,5}[a-z]?\b"
+    r"|\d{1,5}(?:,\s*|\s+)(?:rue|avenue|boulevard|chemin|place)\s+(?:de\s+la\s+|de\s+|du\s+|des\s+)?[\w'-]+"
+    r"|[\u4e00-\u9fff]{1,12}(?:路|街|道|巷|弄)\d{1,5}(?:号|號)(?:[\d\-]+(?:室|楼|栋))?"
+)
+_ADDRESS_LABEL = re.compile(r"(?i)\b(?:home address|my address|address)\s*(?:is|:|：)\s*(?P<v>[^\n.;]{6,80})|(?:地址|住址)\s*(?:是|为|:|：)\s*(?P<zh>[^\n。；，,]{4,40})")
+_ID_LABEL = re.compile(
+    r"(?i)\b(?:passport|id card|identity card|national id|id|personalausweis|driver'?s licen[cs]e|license)\s*(?:number|no\.?|#)?\s*(?:is|:|：)?\s*"
+    r"(?P<v>(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{5,19})\b"
+    r"|(?:护照|身份证|证件)(?:号码?|号)?\s*(?:是|为|:|：)?\s*(?P<zh>[A-Z0-9]{6,20})"
+)
+_CN_ID = re.compile(r"(?<!\d)[1-9]\d{5}(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?!\d)")
+_LONG_TOKEN = re.compile(r"(?<![\w/+=.-])[A-Za-z0-9_+/=-]{24,}(?![\w/+=-])", re.ASCII)
+_PHONE_HINT = re.compile(r"\d[\d ().+-]{5,}\d")
+PHONE_REGIONS = ("US", "GB", "FR", "DE", "CN", "ES", "IT", "NL", "IN", "JP", "AU", "BR", "CH")
+ENTROPY_BITS = 3.8
+
+
+def luhn_ok(digits: str) -> bool:
+    """The card-number checksum (one implementation for the whole app)."""
     total = 0
     for index, char in enumerate(reversed(digits)):
         value = int(char)
         if index % 2 == 1:
-            value *= 2
-            if value > 9:
-                value -= 9
+            value = value * 2 - 9 if value > 4 else value * 2
         total += value
     return total % 10 == 0
 
 
+def iban_ok(candidate: str) -> bool:
+    compact = candidate.replace(" ", "").upper()
+    if not 15 <= len(compact) <= 34:
+        return False
+    rearranged = compact[4:] + compact[:4]
+    try:
+        number = int("".join(str(int(ch, 36)) for ch in rearranged))
+    except ValueError:
+        return False
+    return number % 97 == 1
+
+
+def entropy(text: str) -> float:
+    """Shannon entropy in bits per character."""
+    counts = Counter(text)
+    return -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values())
+
+
+def _random_token(candidate: str) -> bool:
+    """A long run mixing upper, lower and digits with high entropy: a key nobody would type."""
+    core = candidate.strip("=-_")
+    classes = sum(bool(re.search(p, core)) for p in (r"[a-z]", r"[A-Z]", r"\d"))
+    return len(core) >= 24 and classes == 3 and entropy(core) >= ENTROPY_BITS
+
+
+def _card_ok(candidate: str) -> bool:
+    digits = re.sub(r"\D", "", candidate)
+    return 13 <= len(digits) <= 19 and not _DATE_LIKE.search(candidate) and luhn_ok(digits)
+
+
+def _phones(text: str) -> list[tuple[int, int]]:
+    if not _PHONE_HINT.search(text):
+        return []
+    spans: set[tuple[int, int]] = set()
+    for region in PHONE_REGIONS:
+        for match in phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.VALID):
+            spans.add((match.start, match.end))
+    return sorted(spans)
+
+
+def scan(text: str) -> list[Finding]:
+    """Every sensitive value in `text`, in order, without overlaps (the first kind found wins)."""
+    found: list[Finding] = []
+
+    def add(kind: str, start: int, end: int) -> None:
+        if start < end and not any(f.start < end and start < f.end for f in found):
+            found.append(Finding(kind, start, end))
+
+    def each(pattern: re.Pattern[str], kind: str, ok: Callable[[re.Match[str], str], bool] | None = None) -> None:
+        groups = [g for g in ("v", "zh") if g in pattern.groupindex] or [0]
+        for match in pattern.finditer(text):
+            for group in groups:
+                value = match.group(group)
+                if value is not None and (ok is None or ok(match, value)):
+                    add(kind, match.start(group), match.end(group))
+
+    each(_PRIVATE_KEY, "secret")
+    each(_TOKEN, "secret")
+    each(_AWS_SECRET, "secret")
+    each(_URL_CREDENTIALS, "secret")
+    each(_BEARER, "secret", lambda _m, v: any(c.isdigit() for c in v) or "." in v)
+    each(_ZH_LABELLED, "secret")
+    each(_LABELLED, "secret", _labelled_value)
+    each(_SSN, "ssn")
+    each(_EMAIL, "email")
+    each(_IBAN, "iban", lambda _m, v: iban_ok(v))
+    each(_CN_ID, "id")
+    each(_ID_LABEL, "id")
+    each(_CARD, "card", lambda _m, v: _card_ok(v))
+    each(_LONG_TOKEN, "secret", lambda _m, v: _random_token(v))
+    for start, end in _phones(text):
+        add("phone", start, end)
+    each(_ADDRESS_LABEL, "address")
+    each(_ADDRESS, "address")
+    return sorted(found, key=lambda f: f.start)
+
+
+def _labelled_value(match: re.Match[str], value: str) -> bool:
+    """After "password is": any value but an ordinary word ("the password is too short"); after a bare
+    label ("token count", "password manager") only something that looks generated."""
+    if match.group("link"):
+        return True
+    return any(c.isdigit() or not c.isalpha() for c in value) or (len(value) >= 6 and not value.islower())
+
+
 def find_sensitive(text: str) -> str | None:
-    """What kind of secret `text` seems to hold, or None."""
-    for label, pattern in _PATTERNS:
-        if pattern.search(text):
-            return label
-    for match in _CARD.finditer(text):
-        digits = re.sub(r"\D", "", match.group())
-        if 13 <= len(digits) <= 19 and _luhn_ok(digits):
-            return "a card number"
+    """What kind of secret `text` holds ("a card number"), or None: never stored, even on request."""
+    for finding in scan(text):
+        if finding.is_secret:
+            return finding.label
+    return None
+
+
+def find_contact(text: str) -> str | None:
+    """What kind of contact data or identifier `text` holds, or None: stored only on an explicit request."""
+    for finding in scan(text):
+        if not finding.is_secret:
+            return finding.label
     return None
