@@ -12,7 +12,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any, Callable
 
 from companion.curate.names import current_name
-from companion.curate.when import spell_out, spoken
+from companion.curate.when import around_day, query_time, spell_out, spoken
 from companion.errors import CompanionError, ToolError
 from companion.memory.search import Hit, RankSettings, SearchIndex, SearchQuery, search
 from companion.memory.search.tokenize import index_terms, query_terms
@@ -223,13 +223,27 @@ class Recall:
         fit = self.agent.memory_fit()
         shown = "\n".join(fit.bodies.values())
         exclude = self._in_prompt() if history else frozenset()
-        query = SearchQuery(text, k=(k or self.k) * 2, today=self.agent.clock().date(), exclude=exclude,
-                            names=self.names(), neighbours=True)
+        query = self.query(text, (k or self.k) * 2, exclude=exclude, neighbours=True)
         hits = [
             h for h in search(self.index, query, self.settings)
             if h.relevance >= MIN_RELEVANCE and not (h.item.kind == "entry" and h.item.text in shown)
         ]
         return hits[: k or self.k]
+
+    def query(self, text: str, k: int, *, exclude: frozenset[str] = frozenset(), neighbours: bool = False) -> SearchQuery:
+        """The search for a message: its words, the speaker and the time it names, resolved against today."""
+        today = self.agent.clock().date()
+        names = self.names()
+        when = query_time(text, today)
+        days: tuple[date, date] | None = None
+        if when is not None and when.anchor:  # "the day before my trip": the trip's day first
+            found = search(self.index, SearchQuery(when.anchor, k=1, today=today, names=names), self.settings)
+            if found and found[0].item.day:
+                days = around_day(date.fromisoformat(found[0].item.day), when.offset)
+        elif when is not None:
+            days = (when.first, when.last)
+        return SearchQuery(text, k=k, today=today, exclude=exclude, names=names, neighbours=neighbours, days=days,
+                           time_words=when.words if when is not None else ())
 
     def names(self) -> dict[str, str]:
         """Role -> name, from USER.md and SOUL.md: a question naming someone is about their turns."""
@@ -260,7 +274,7 @@ class Recall:
         try:
             self._wait()
             self.index.refresh()
-            hits = search(self.index, SearchQuery(query, k=k, today=self.agent.clock().date()), self.settings)
+            hits = search(self.index, self.query(query, k), self.settings)
         except CompanionError as exc:
             raise ToolError(f"Search failed: {exc}") from exc
         results = []

@@ -92,9 +92,13 @@ Span = tuple[date, date]
 _QUERY_PATTERNS: list[tuple[re.Pattern[str], Callable[[re.Match[str], date], Span | None]]] = []
 
 
-def _query(pattern: str, flags: int = re.I) -> Callable[[Callable[[re.Match[str], date], Span | None]], None]:
-    def register(resolve: Callable[[re.Match[str], date], Span | None]) -> None:
+Resolver = Callable[[re.Match[str], date], Span | None]
+
+
+def _query(pattern: str, flags: int = re.I) -> Callable[[Resolver], Resolver]:
+    def register(resolve: Resolver) -> Resolver:
         _QUERY_PATTERNS.append((re.compile(pattern, flags), resolve))
+        return resolve
 
     return register
 
@@ -296,12 +300,16 @@ def around_day(anchor_day: date, offset: int) -> tuple[date, date]:
 
 # -- relative dates in remembered turns ----------------------------------------
 
-_RELATIVE: list[tuple[re.Pattern[str], Callable[[re.Match[str], date], str | None]]] = []
+_RELATIVE: list[tuple[re.Pattern[str], Renderer]] = []
 
 
-def _relative(pattern: str, flags: int = re.I) -> Callable[[Callable[[re.Match[str], date], str | None]], None]:
-    def register(render: Callable[[re.Match[str], date], str | None]) -> None:
+Renderer = Callable[[re.Match[str], date], str | None]
+
+
+def _relative(pattern: str, flags: int = re.I) -> Callable[[Renderer], Renderer]:
+    def register(render: Renderer) -> Renderer:
         _RELATIVE.append((re.compile(pattern, flags), render))
+        return render
 
     return register
 

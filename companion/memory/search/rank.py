@@ -32,7 +32,7 @@ class RankSettings:
     entry_boost: float = 1.15  # distilled long-term entries and digests beat raw turns on equal text match
     same_day_penalty: float = 1.0  # each further pick from the same day counts this much less (1: none;
     # evidence in real talk clusters in one day's conversation)
-    speaker_weight: float = 0.3  # a query naming one speaker: their turns gain this share
+    speaker_weight: float = 0.6  # a query naming one speaker: their turns gain this share
     day_weight: float = 0.5  # a query naming a time ("in May", "last week"): items from then gain this share
     neighbour_weight: float = 0.5  # a turn beside a match (the reply to a question) gets this share of its score
     neighbour_hits: int = 20  # ...for the best this many matches
