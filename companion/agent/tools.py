@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from companion.errors import CompanionError, ToolError
+from companion.errors import CompanionError, ConflictError, ToolError
 from companion.llm.base import ToolCall
-from companion.memory.longterm import LongTermStore, check_name
+from companion.agent.tool_policy import approval_reason
 from companion.curate.sensitive import find_sensitive
+from companion.memory import entries as E
+from companion.memory.document import parse_document
+from companion.memory.longterm import LongTermStore, all_replaced, appended, check_name, edited, section_replaced
 
 _FILE = {"type": "string", "enum": ["SOUL.md", "USER.md", "MEMORY.md"], "description": "Which memory file."}
 
@@ -60,15 +64,29 @@ TOOL_DEFINITIONS: list[dict[str, Any]] = [
 
 
 @dataclass
+class Undo:
+    """How to take a tool's change back: the file as it was, and the hash it has right after."""
+
+    file: str
+    before: str
+    after_sha: str
+
+
+@dataclass
 class ToolResult:
     name: str
     arguments: dict[str, Any]
     ok: bool
     output: str
     changed: str | None = None  # the file that changed, if any
+    proposed: str = ""  # why the change waits for the user's approval (nothing was written)
+    undo: Undo | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "arguments": self.arguments, "ok": self.ok, "result": self.output}
+        data = {"name": self.name, "arguments": self.arguments, "ok": self.ok, "result": self.output}
+        if self.proposed:
+            data["proposed"] = self.proposed
+        return data
 
 
 def _text_arg(args: dict[str, Any], key: str, required: bool = True) -> str:
@@ -80,13 +98,33 @@ def _text_arg(args: dict[str, Any], key: str, required: bool = True) -> str:
     return value
 
 
+_SECTION = re.compile(r"^(#{1,6} )?[^\n\r#]{1,80}$")
+
+
+def _section_arg(args: dict[str, Any]) -> str | None:
+    section = _text_arg(args, "section", required=False).strip()
+    if not section:
+        return None
+    if not _SECTION.match(section):
+        raise ToolError("'section' must be one heading on one line, such as '## Facts'.")
+    return section
+
+
 class ToolExecutor:
-    """Runs tool calls against the long-term store; every failure becomes a message for the model."""
+    """Runs tool calls against the long-term store; every failure becomes a message for the model.
+
+    Writes pass the curation checks (no secrets, no duplicates, the drop-share guard); the costly
+    ones wait for the user's approval unless the user's message of this turn asked for them."""
 
     def __init__(self, store: LongTermStore) -> None:
         self.store = store
         self.extra: dict[str, Callable[[dict[str, Any]], str]] = {}
         self._extra_definitions: list[dict[str, Any]] = []
+        self.user_text = ""
+
+    def begin_turn(self, user_text: str) -> None:
+        """The user's message of the turn now running: what the user asked for."""
+        self.user_text = user_text
 
     def register(self, definition: dict[str, Any], handler: Callable[[dict[str, Any]], str]) -> None:
         """Add a read-only tool (e.g. memory_search) with its JSON-schema definition."""
@@ -98,54 +136,85 @@ class ToolExecutor:
         return TOOL_DEFINITIONS + self._extra_definitions
 
     def run(self, call: ToolCall) -> ToolResult:
+        return self._run(call.name, call.arguments, approved=False)
+
+    def apply(self, proposal: ToolResult) -> ToolResult:
+        """Carry out a proposed change the user approved."""
+        return self._run(proposal.name, proposal.arguments, approved=True)
+
+    def undo(self, result: ToolResult) -> str:
+        """Put the file back as it was before `result`'s change; refused if it changed since."""
+        if result.undo is None:
+            raise ToolError("This change cannot be undone here; use the file's history.")
         try:
-            output, changed = self._dispatch(call.name, call.arguments)
-            return ToolResult(call.name, call.arguments, True, output, changed)
+            self.store.write(result.undo.file, result.undo.before, result.undo.after_sha, actor="restore")
+        except ConflictError as exc:
+            raise ToolError(f"{result.undo.file} changed again since; take it back from the file's history instead.") from exc
+        return f"Undid the change to {result.undo.file}."
+
+    def _run(self, name: str, args: dict[str, Any], approved: bool) -> ToolResult:
+        try:
+            if name in self.extra:
+                return ToolResult(name, args, True, self.extra[name](args))
+            if name == "read_memory":
+                return ToolResult(name, args, True, self.store.read(check_name(args.get("file"))).body)
+            if name in WRITE_TOOLS:
+                return self._write(name, args, approved)
+            raise ToolError(f"Unknown tool {name!r}. Available: {', '.join(self.names())}.")
         except CompanionError as exc:
-            return ToolResult(call.name, call.arguments, False, f"Error: {exc}")
+            return ToolResult(name, args, False, f"Error: {exc}")
 
-    def _dispatch(self, name: str, args: dict[str, Any]) -> tuple[str, str | None]:
-        if name in self.extra:
-            return self.extra[name](args), None
-        if name == "read_memory":
-            doc = self.store.read(check_name(args.get("file")))
-            return doc.body, None
-        if name == "edit_memory":
-            file = check_name(args.get("file"))
-            new = _text_arg(args, "new_string")
-            self._refuse_secrets(new)
-            self.store.edit(file, _text_arg(args, "old_string"), new, actor="tool")
-            return f"Edited {file}.", file
-        if name == "context_update":
-            return self._context_update(args)
-        raise ToolError(f"Unknown tool {name!r}. Available: {', '.join(self.names())}.")
-
-    def _context_update(self, args: dict[str, Any]) -> tuple[str, str | None]:
+    def _write(self, name: str, args: dict[str, Any], approved: bool) -> ToolResult:
         file = check_name(args.get("file"))
-        action = args.get("action")
-        content = _text_arg(args, "content")
-        self._refuse_secrets(content)
-        section = _text_arg(args, "section", required=False) or None
-        if action == "append":
-            self.store.append(file, content, section, actor="tool")
-        elif action == "replace_section":
-            if not section:
-                raise ToolError("replace_section needs 'section', e.g. '## Facts'.")
-            self.store.replace_section(file, section, content, actor="tool")
-        elif action == "replace_all":
-            self.store.replace_all(file, content, actor="tool")
+        doc = self.store.read(file)
+        if name == "edit_memory":
+            action, added = "edit", _text_arg(args, "new_string")
+            raw = edited(doc, _text_arg(args, "old_string"), added)
         else:
-            raise ToolError("action must be 'append', 'replace_section' or 'replace_all'.")
-        return f"Updated {file} ({action}).", file
-
-    @staticmethod
-    def _refuse_secrets(text: str) -> None:
-        kind = find_sensitive(text)
+            action, added = args.get("action"), _text_arg(args, "content")
+            section = _section_arg(args)
+            if action == "append":
+                duplicate = E.find_duplicate_entry(added, doc.body) if added.strip() else None
+                if duplicate is not None:
+                    raise ToolError(f"Already in {file}: {E.entry_text(duplicate)}")
+                raw = appended(doc, added, section)
+            elif action == "replace_section":
+                if not section:
+                    raise ToolError("replace_section needs 'section', e.g. '## Facts'.")
+                raw = section_replaced(doc, section, added)
+            elif action == "replace_all":
+                raw = all_replaced(doc, added)
+            else:
+                raise ToolError("action must be 'append', 'replace_section' or 'replace_all'.")
+        kind = find_sensitive(added)
         if kind:
             raise ToolError(f"Refused: the text looks like {kind}, which is never stored in memory.")
+        after = parse_document(file, raw).body
+        reason = None if approved else approval_reason(file, str(action), self.user_text, doc.body, after)
+        if reason:
+            return ToolResult(name, args, True, f"Not applied yet: {reason}. The change is shown to the user, who "
+                              "can apply it; tell them briefly what you propose.", proposed=reason)
+        new = self.store.write(file, raw, doc.sha, actor="user" if approved else "tool")
+        verb = "Edited" if action == "edit" else "Updated"
+        done = f"{verb} {file}." if action == "edit" else f"{verb} {file} ({action})."
+        return ToolResult(name, args, True, done, file, undo=Undo(file, doc.raw, new.sha))
 
     def names(self) -> list[str]:
         return [t["function"]["name"] for t in self.definitions]
+
+
+WRITE_TOOLS = ("edit_memory", "context_update")
+
+
+def describe_change(result: ToolResult) -> str:
+    """One line for the chat: what a tool changed or proposes to change."""
+    args = result.arguments
+    file = args.get("file", "")
+    text = args.get("new_string") if result.name == "edit_memory" else args.get("content")
+    action = "edit" if result.name == "edit_memory" else args.get("action", "")
+    preview = " ".join(str(text or "").split())
+    preview = preview[:160] + "…" if len(preview) > 160 else preview
+    return f"{file} ({action}): {preview}" if preview else f"{file} ({action}, empty)"
 
 
 def tool_message_content(result: ToolResult) -> str:

@@ -241,6 +241,7 @@ class Agent:
         first_today = previous is None or previous.day != self.clock().date()
         private = self.privacy.fields()
         user_record = self.daylog.append("user", text, **private)
+        self.tools.begin_turn(text)
         yield TurnEvent("user", text=text, record=user_record)
         notes: list[str] = []
         request = memory_request(text) or reminder_request(text, user_record.timestamp)
@@ -304,6 +305,7 @@ class Agent:
             extra: dict[str, Any] = {"replaces": old.id} if old is not None else {}
             if last_user.private:
                 extra["private"] = True
+            self.tools.begin_turn(last_user.text)
             try:
                 yield from self._generate(self.build_messages(final, exclude_id=last_user.id, exclude_after=last_user), **extra)
             except ModelError as exc:

@@ -6,9 +6,11 @@ import argparse
 import signal
 import sys
 import threading
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
 
+from companion.agent.tools import ToolResult, describe_change
 from companion.agent.turn import Agent, TurnStats
+from companion.commands.terminal import safe
 from companion.errors import CompanionError
 from companion.llm.loader import add_backend_arguments, load_backend, settings_from_args
 from companion.llm.priority import SharedBackend
@@ -54,6 +56,7 @@ def _warm(agent: Agent) -> threading.Thread:
 
 def repl(agent: Agent, stdin: TextIO, out: TextIO, interactive: bool) -> int:
     warm = _warm(agent)
+    changes: list[ToolResult] = []  # memory tool changes of this session, newest last (for /undo)
     while True:
         try:
             if interactive:
@@ -76,7 +79,10 @@ def repl(agent: Agent, stdin: TextIO, out: TextIO, interactive: bool) -> int:
             print(toggle_private(agent), file=out, flush=True)
             continue
         warm.join()
-        _one_turn(agent, line, out)
+        if line == "/undo":
+            _undo(agent, changes, out)
+            continue
+        changes.extend(_one_turn(agent, line, out, ask=_ask if interactive else None))
         warm = _warm(agent)
     warm.join()  # never close the model under a running prefill
     return 0
@@ -91,8 +97,53 @@ def toggle_private(agent: Agent) -> str:
     return f"[private] Remembering again. {turns} turn{'s' if turns != 1 else ''} stayed private."
 
 
-def _one_turn(agent: Agent, text: str, out: TextIO) -> None:
+def _ask(question: str) -> bool:
+    try:
+        return input(question).strip().casefold() in ("y", "yes")
+    except (EOFError, KeyboardInterrupt):
+        return False
+
+
+def _undo(agent: Agent, changes: list[ToolResult], out: TextIO) -> None:
+    if not changes:
+        print("Nothing to undo.", file=out, flush=True)
+        return
+    try:
+        note = agent.tools.undo(changes[-1])
+    except CompanionError as exc:
+        print(f"[error] {safe(str(exc))}", file=out, flush=True)
+        return
+    changes.pop()
+    agent.daylog.append("event", note)
+    print(f"[memory] {note}", file=out, flush=True)
+
+
+def _settle(agent: Agent, results: list[ToolResult], out: TextIO, ask: Callable[[str], bool] | None) -> list[ToolResult]:
+    """Show what the memory tools changed; ask about each proposed change (piped input: nothing applied)."""
+    changed = []
+    for result in results:
+        if result.undo is not None:
+            print(f"[memory] Changed {safe(describe_change(result))}  (/undo takes it back)", file=out, flush=True)
+            changed.append(result)
+        elif result.proposed:
+            print(f"[proposed] {safe(describe_change(result))}\n  Not applied: {safe(result.proposed)}.", file=out, flush=True)
+            if ask is None or not ask("Apply this change? [y/N] "):
+                print("[memory] Not applied.", file=out, flush=True)
+                continue
+            applied = agent.tools.apply(result)
+            if applied.undo is None:
+                print(f"[error] {safe(applied.output)}", file=out, flush=True)
+                continue
+            agent.daylog.append("event", f"Applied the proposed change to {applied.undo.file}.")
+            print(f"[memory] Applied.  (/undo takes it back)", file=out, flush=True)
+            changed.append(applied)
+    return changed
+
+
+def _one_turn(agent: Agent, text: str, out: TextIO, ask: Callable[[str], bool] | None = None) -> list[ToolResult]:
+    """One exchange; returns the memory changes made (applied tool calls and approved proposals)."""
     previous = None
+    results: list[ToolResult] = []
     in_main = threading.current_thread() is threading.main_thread()
     if in_main:
         previous = signal.signal(signal.SIGINT, lambda *_: agent.cancel())
@@ -100,14 +151,16 @@ def _one_turn(agent: Agent, text: str, out: TextIO) -> None:
         print("companion> ", end="", file=out, flush=True)
         for event in agent.run_turn(text):
             if event.kind == "delta":
-                print(event.text, end="", file=out, flush=True)
+                print(safe(event.text), end="", file=out, flush=True)
             elif event.kind == "memory":
-                print(f"[memory] {event.text}", file=out, flush=True)
+                print(f"[memory] {safe(event.text)}", file=out, flush=True)
                 print("companion> ", end="", file=out, flush=True)
             elif event.kind == "tool":
-                print(f"\n[tool] {event.text[:200]}", file=out, flush=True)
+                results.append(event.data["result"])
+                if not event.data["result"].proposed:
+                    print(f"\n[tool] {safe(event.text[:200])}", file=out, flush=True)
             elif event.kind == "error":
-                print(f"\n[error] {event.text}", file=out, flush=True)
+                print(f"\n[error] {safe(event.text)}", file=out, flush=True)
             elif event.kind == "done":
                 stats: TurnStats = event.data["stats"]
                 suffix = " [stopped]" if stats.cancelled else ""
@@ -115,3 +168,4 @@ def _one_turn(agent: Agent, text: str, out: TextIO) -> None:
     finally:
         if in_main and previous is not None:
             signal.signal(signal.SIGINT, previous)
+    return _settle(agent, results, out, ask)

@@ -8,6 +8,7 @@ import sys
 from datetime import date
 from typing import Any
 
+from companion.commands.terminal import safe
 from companion.errors import CompanionError
 from companion.memory.search import KINDS, SearchQuery, open_index, search
 from companion.runtime import open_home
@@ -57,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         item = hit.item
         where = f"{item.source}  {item.locator}" if item.kind == "turn" else f"{item.source}:{item.locator}"
         label = f"{item.day or 'undated'}  {item.kind}{' ' + item.role if item.role else ''}"
-        print(f"{hit.score:.3f}  {label}  {where}")
+        print(safe(f"{hit.score:.3f}  {label}  {where}"))
         text = " ".join(item.text.split())
-        print("    " + (text if len(text) <= 300 else text[:299] + "…"))
+        print("    " + safe(text if len(text) <= 300 else text[:299] + "…"))
     return 0

@@ -14,7 +14,7 @@ from companion.errors import GenerationError, ModelMemoryError, UnsupportedModel
 from companion.llm.base import CancelFlag, Chunk, GenerationOptions, Message, ModelInfo
 from companion.llm.cpu import missing_cpu_features, unsupported_cpu_message
 from companion.llm.gguf import GGUFInfo, read_gguf
-from companion.llm.toolparse import parse_tool_calls
+from companion.llm.toolparse import ToolTextFilter, prompt_inputs
 
 log = logging.getLogger(__name__)
 llama_log = logging.getLogger("companion.llama_cpp")
@@ -235,10 +235,10 @@ class LlamaBackend:
         if options.tools and self.info.supports_tools:
             kwargs["tools"] = options.tools
         known = {t["function"]["name"] for t in options.tools or []}
+        filter_ = ToolTextFilter(known, prompt_inputs(messages) if known else None)
         with self._lock:
             if self._closed:
                 raise GenerationError("The model was closed.")
-            text_parts: list[str] = []
             reason: str | None = None
             try:
                 for event in cast(Iterator[dict[str, Any]], self._llm.create_chat_completion(**kwargs)):
@@ -246,21 +246,18 @@ class LlamaBackend:
                         reason = "cancelled"
                         break
                     choice = event["choices"][0]
-                    piece = choice["delta"].get("content") or ""
+                    piece = filter_.feed(choice["delta"].get("content") or "")
                     if piece:
-                        text_parts.append(piece)
-                        if not known:
-                            yield Chunk(text=piece)
+                        yield Chunk(text=piece)
                     reason = choice.get("finish_reason") or reason
             except (RuntimeError, ValueError) as exc:
                 raise GenerationError(f"The model failed while generating: {exc}") from exc
-            if known:  # tool calls are parsed from the whole reply, then the rest is streamed
-                rest, calls = parse_tool_calls("".join(text_parts), known)
-                if rest:
-                    yield Chunk(text=rest)
-                if calls:
-                    yield Chunk(tool_calls=calls, finish_reason="tool_calls")
-                    return
+            rest, calls = filter_.finish()
+            if rest:
+                yield Chunk(text=rest)
+            if calls and reason != "cancelled":
+                yield Chunk(tool_calls=calls, finish_reason="tool_calls")
+                return
             yield Chunk(finish_reason=reason or "stop")
 
     def count_tokens(self, text: str) -> int:

@@ -14,13 +14,12 @@ from urllib.parse import urlsplit
 
 from companion.errors import RemoteServerError
 from companion.llm.base import CancelFlag, Chunk, GenerationOptions, Message, ModelInfo, ToolCall
-from companion.llm.toolparse import parse_tool_calls
+from companion.llm.toolparse import ToolTextFilter, prompt_inputs
 from companion.settings import ModelSettings
 
 log = logging.getLogger(__name__)
 DEFAULT_N_CTX = 4096
 CONNECT_TIMEOUT = 10.0
-_TOOL_PREFIXES = ("<tool_call>", "{", "<function=")
 _CACHE_SIZE = 4096
 
 
@@ -252,7 +251,7 @@ class RemoteBackend:
         if cancelled.is_set():  # cancel() arrived while connecting
             conn.close()
         known = {t["function"]["name"] for t in options.tools or []}
-        state = _StreamState(known)
+        state = _StreamState(known, prompt_inputs(messages) if known else None)
         try:
             self._check_status(response)
             for event in _sse_events(response):
@@ -333,11 +332,8 @@ class RemoteBackend:
 class _StreamState:
     """Turns OpenAI streaming deltas into Chunks; holds back text that may be a tool call written as text."""
 
-    def __init__(self, known: set[str]) -> None:
-        self.known = known
-        self.text: list[str] = []
-        self.held = ""
-        self.streaming = not known
+    def __init__(self, known: set[str], quoted: set[str] | None = None) -> None:
+        self.filter = ToolTextFilter(known, quoted)
         self.calls: dict[int, dict[str, str]] = {}
         self.reason: str | None = None
 
@@ -355,28 +351,18 @@ class _StreamState:
             slot["id"] = call.get("id") or slot["id"]
             slot["name"] += function.get("name") or ""
             slot["arguments"] += function.get("arguments") or ""
-        piece = delta.get("content") or ""
+        piece = self.filter.feed(delta.get("content") or "")
         if piece:
-            self.text.append(piece)
-            if self.streaming:
-                yield Chunk(text=piece)
-            else:
-                self.held += piece
-                stripped = self.held.lstrip()
-                if stripped and not any(p.startswith(stripped[: len(p)]) for p in _TOOL_PREFIXES):
-                    self.streaming = True
-                    held, self.held = self.held, ""
-                    yield Chunk(text=held)
+            yield Chunk(text=piece)
         self.reason = choice.get("finish_reason") or self.reason
 
     def finish(self) -> Iterator[Chunk]:
         parsed = [self._structured(i, slot) for i, slot in sorted(self.calls.items())]
-        calls = [c for c in parsed if c is not None]
-        if not calls and self.known and self.held:
-            rest, calls = parse_tool_calls(self.held, self.known)
-            self.held = rest
-        if self.held:
-            yield Chunk(text=self.held)
+        calls = [c for c in parsed if c is not None and self.filter.accepts(c)]
+        rest, text_calls = self.filter.finish()
+        calls = calls or text_calls
+        if rest:
+            yield Chunk(text=rest)
         if calls:
             yield Chunk(tool_calls=calls, finish_reason="tool_calls")
             return

@@ -175,16 +175,7 @@ class LongTermStore:
         self, name: str, text: str, section: str | None = None, *, expected_sha: str | None = None, actor: str = "user"
     ) -> Document:
         """Add `text` at the end of the body, or of `section` (created at the end if missing)."""
-
-        def change(doc: Document) -> str:
-            if section is None:
-                return doc.with_body(sections.append_text(doc.body, text))
-            body = sections.append_to_section(doc.body, section, text)
-            if body is None:
-                body = sections.add_section(doc.body, section, text)
-            return doc.with_body(body)
-
-        return self._apply(name, change, expected_sha, actor)
+        return self._apply(name, lambda doc: appended(doc, text, section), expected_sha, actor)
 
     def replace_section(
         self, name: str, heading: str, content: str, *, expected_sha: str | None = None, actor: str = "user"
@@ -194,21 +185,13 @@ class LongTermStore:
         A missing heading is created at the end of the file, so a distiller can fill a
         section the user deleted.
         """
-
-        def change(doc: Document) -> str:
-            body = sections.replace_section(doc.body, heading, content)
-            if body is None:
-                body = sections.add_section(doc.body, heading, content)
-            return doc.with_body(body)
-
-        return self._apply(name, change, expected_sha, actor)
+        return self._apply(name, lambda doc: section_replaced(doc, heading, content), expected_sha, actor)
 
     def replace_all(
         self, name: str, content: str, *, expected_sha: str | None = None, actor: str = "user"
     ) -> Document:
         """Replace the whole body; the frontmatter stays byte-identical."""
-        body = content if content.endswith("\n") or not content else content + "\n"
-        return self._apply(name, lambda doc: doc.with_body(body), expected_sha, actor)
+        return self._apply(name, lambda doc: all_replaced(doc, content), expected_sha, actor)
 
     def edit(
         self,
@@ -220,24 +203,44 @@ class LongTermStore:
         actor: str = "user",
     ) -> Document:
         """Replace the one exact occurrence of `old_string` in the body."""
-
-        def change(doc: Document) -> str:
-            if not old_string:
-                raise NoMatchError("old_string is empty: quote the exact text to replace.")
-            count = _occurrences(doc.body, old_string)
-            if count == 0:
-                raise NoMatchError(
-                    f"old_string was not found in {doc.name}. Read the file again and copy the text exactly."
-                )
-            if count > 1:
-                raise AmbiguousMatchError(
-                    f"old_string occurs {count} times in {doc.name}. Include more surrounding text so it is unique.",
-                    count,
-                )
-            return doc.with_body(doc.body.replace(old_string, new_string, 1))
-
-        return self._apply(name, change, expected_sha, actor)
+        return self._apply(name, lambda doc: edited(doc, old_string, new_string), expected_sha, actor)
 
     def restore(self, name: str, version: Version, *, expected_sha: str | None = None) -> Document:
         """Put an earlier version back (the current content is snapshotted first)."""
         return self.write(name, version.read(), expected_sha, actor="restore")
+
+
+# -- the edit operations as pure functions (raw text in, raw text out) ---------
+
+
+def appended(doc: Document, text: str, section: str | None = None) -> str:
+    if section is None:
+        return doc.with_body(sections.append_text(doc.body, text))
+    body = sections.append_to_section(doc.body, section, text)
+    if body is None:
+        body = sections.add_section(doc.body, section, text)
+    return doc.with_body(body)
+
+
+def section_replaced(doc: Document, heading: str, content: str) -> str:
+    body = sections.replace_section(doc.body, heading, content)
+    if body is None:
+        body = sections.add_section(doc.body, heading, content)
+    return doc.with_body(body)
+
+
+def all_replaced(doc: Document, content: str) -> str:
+    return doc.with_body(content if content.endswith("\n") or not content else content + "\n")
+
+
+def edited(doc: Document, old_string: str, new_string: str) -> str:
+    if not old_string:
+        raise NoMatchError("old_string is empty: quote the exact text to replace.")
+    count = _occurrences(doc.body, old_string)
+    if count == 0:
+        raise NoMatchError(f"old_string was not found in {doc.name}. Read the file again and copy the text exactly.")
+    if count > 1:
+        raise AmbiguousMatchError(
+            f"old_string occurs {count} times in {doc.name}. Include more surrounding text so it is unique.", count
+        )
+    return doc.with_body(doc.body.replace(old_string, new_string, 1))

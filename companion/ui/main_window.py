@@ -35,6 +35,7 @@ from companion.settings import Settings
 from companion.ui.chat_view import ChatView
 from companion.ui.composer import Composer
 from companion.ui.extensions import install_extensions
+from companion.ui import tool_actions
 from companion.ui.memory_pane import MemoryPane
 from companion.ui.worker import Loader, ModelController
 
@@ -249,7 +250,7 @@ class MainWindow(QMainWindow):
         elif event.kind == "trimmed":  # the model looped: the reply keeps only the part before the loop
             self.chat.replace_reply(event.text)
         elif event.kind == "tool" and event.record is not None:
-            self.chat.add_record(event.record)
+            tool_actions.attach(self.chat.add_record(event.record), event.data.get("result"), self.agent.tools, self.daylog)
         elif event.kind == "recall":
             self._recalled = list(event.data.get("hits") or [])
         elif event.kind == "done":

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from typing import Callable
+
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from companion.memory.records import Record
+from companion.ui.links import open_link
 
 
 class _Label(QLabel):
@@ -73,6 +76,7 @@ class MessageWidget(QFrame):
         header.addWidget(self.when)
         header.addWidget(self.note)
         header.addStretch(1)
+        self._header = header
         self.copy_button = QToolButton()
         self.copy_button.setObjectName("copy")
         self.copy_button.setText(self.tr("Copy"))
@@ -99,7 +103,8 @@ class MessageWidget(QFrame):
         label.setObjectName("body")
         label.setWordWrap(True)
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
-        label.setOpenExternalLinks(True)
+        label.setOpenExternalLinks(False)  # links open only through open_link: http(s), after showing the URL
+        label.linkActivated.connect(lambda url: open_link(self, url))
         label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
         label.setTextFormat(Qt.TextFormat.MarkdownText if self.role == "assistant" else Qt.TextFormat.PlainText)
         return label
@@ -194,6 +199,17 @@ class MessageWidget(QFrame):
     def _toggle_recalled(self, shown: bool) -> None:
         self.recalled_button.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
         self.recalled_list.setVisible(shown)
+
+    def add_action(self, text: str, tip: str, callback: Callable[[], None]) -> QToolButton:
+        """A small button in the header (Apply, Undo) next to the note."""
+        button = QToolButton()
+        button.setObjectName("action")
+        button.setText(text)
+        button.setToolTip(tip)
+        button.setCursor(Qt.CursorShape.PointingHandCursor)
+        button.clicked.connect(callback)
+        self._header.insertWidget(self._header.count() - 1, button)
+        return button
 
     def set_note(self, note: str) -> None:
         self.note.setText(note)

@@ -12,7 +12,10 @@ from companion.llm.scripted import ScriptedBackend
 from companion.paths import LONG_TERM_FILES, Home
 
 from companion.settings import Settings
-from hostile_corpus import ESCAPE_CALLS, MESSAGES, REAL_MODEL_MESSAGES, give_persona, run_corpus, run_escape_calls
+from hostile_corpus import (
+    ESCAPE_CALLS, MESSAGES, PASTED_PAGES, REAL_MODEL_MESSAGES, UNASKED_CALLS, give_persona, run_corpus,
+    run_escape_calls, run_unasked_calls,
+)
 
 
 def test_hostile_messages_with_a_scripted_model(home: Home, clock) -> None:
@@ -29,6 +32,13 @@ def test_a_model_that_obeys_the_injection_is_refused(home: Home, clock) -> None:
     result = run_escape_calls(home, clock)
     print(f"escaping tool calls: {result.cases} cases, {len(result.failures)} failures")
     assert result.cases == len(ESCAPE_CALLS)
+    assert result.failures == []
+
+
+def test_valid_tool_calls_the_user_did_not_ask_for_change_nothing(home: Home, clock) -> None:
+    result = run_unasked_calls(home, clock)
+    print(f"unasked tool calls: {result.cases} cases, {len(result.failures)} failures")
+    assert result.cases == len(UNASKED_CALLS) * len(PASTED_PAGES)
     assert result.failures == []
 
 

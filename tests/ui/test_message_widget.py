@@ -41,3 +41,62 @@ def test_a_long_streamed_reply_is_split_into_frozen_blocks(qapp) -> None:
     assert widget._frozen == frozen and widget.body.text() == "tail"
     widget.set_text("Something else entirely")
     assert not widget._frozen and widget.body.text() == "Something else entirely"
+
+
+def test_only_web_links_open_and_only_after_the_address_was_shown(qapp) -> None:
+    from PySide6.QtCore import QUrl
+
+    from companion.ui.links import open_link
+
+    widget = MessageWidget("assistant", "see [this](https://example.org/a)")
+    asked: list[str] = []
+    refused: list[str] = []
+    opened: list[str] = []
+
+    def ask(_parent: object, url: QUrl) -> bool:
+        asked.append(url.toString())
+        return True
+
+    def attempt(link: str) -> bool:
+        return open_link(widget, link, ask=ask, refuse=lambda _p, u: refused.append(u.toString()),
+                         opener=lambda u: opened.append(u.toString()) or True)
+
+    for link in ("file:///etc/passwd", "smb://host/share", "javascript:alert(1)", "vscode://run?x", "mailto:a@b.c", "http://"):
+        assert not attempt(link)
+    assert opened == [] and asked == [] and len(refused) == 6
+    assert attempt("https://example.org/a") and opened == ["https://example.org/a"] and asked == opened
+    assert not open_link(widget, "https://example.org/b", ask=lambda *_: False, opener=lambda u: opened.append("x") or True)
+    assert opened == ["https://example.org/a"]  # the user said no
+    assert not widget.body.openExternalLinks()
+
+
+def test_a_tool_change_shows_with_undo_and_a_proposal_with_apply(qapp, home) -> None:
+    from companion.agent.tools import ToolExecutor
+    from companion.llm.base import ToolCall
+    from companion.memory.daylog import DayLog
+    from companion.memory.longterm import LongTermStore
+    from companion.ui import tool_actions
+
+    store = LongTermStore(home)
+    tools = ToolExecutor(store)
+    daylog = DayLog(home.days)
+    tools.begin_turn("I started learning the cello")
+    done = tools.run(ToolCall("context_update", {"file": "USER.md", "action": "append", "content": "- Learns the cello"}))
+    card = MessageWidget("tool", done.output)
+    actions = tool_actions.attach(card, done, tools, daylog)
+    assert actions is not None and actions.undo_button is not None and "Changed USER.md" in card.text()
+    actions.undo_button.click()
+    assert "cello" not in store.read("USER.md").body and actions.undo_button.isHidden()
+
+    proposal = tools.run(ToolCall("context_update", {"file": "SOUL.md", "action": "append", "content": "- Speaks in rhyme"}))
+    card = MessageWidget("tool", proposal.output)
+    actions = tool_actions.attach(card, proposal, tools, daylog)
+    assert "Proposed change to SOUL.md" in card.text() and "rhyme" not in store.read("SOUL.md").body
+    card.resize(420, 120)
+    card.grab().save("/tmp/tool_proposal.png")
+    actions.apply_button.click()
+    assert "rhyme" in store.read("SOUL.md").body and actions.undo_button is not None
+    actions.undo_button.click()
+    assert "rhyme" not in store.read("SOUL.md").body
+    assert [r.text for r in daylog.read_day(daylog.clock().date()).records if r.role == "event"] == [
+        "Undid the change to USER.md.", "Applied the proposed change to SOUL.md.", "Undid the change to SOUL.md."]
