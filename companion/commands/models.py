@@ -144,7 +144,8 @@ def run_download(args: argparse.Namespace) -> int:
         except (KeyboardInterrupt, DownloadCancelled):
             print("\nDownload stopped. Run the same command again to resume.", file=sys.stderr)
             return 130
-        print(f"Saved {path} (checksum verified).")
+        check = "checksum verified" if downloader.verified else "the Hub sent no checksum; size and GGUF header checked"
+        print(f"Saved {path} ({check}).")
         if args.use:
             _library(runtime).set_active(path, probe=True)
             _save(runtime)

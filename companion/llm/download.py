@@ -15,6 +15,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
+from urllib.parse import urljoin, urlsplit
 
 from companion.errors import DownloadCancelled, DownloadError, ModelError, StorageError
 from companion.llm.gguf import read_gguf
@@ -25,6 +26,48 @@ CHUNK = 1024 * 1024
 DISK_MARGIN = 200 * 2**20  # keep this much free after the download
 RETRIES = 2  # automatic resumes after a dropped connection
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
+MAX_REDIRECTS = 5
+_REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}$")
+_FILE_PART = re.compile(r"^[\w.+ -]{1,200}$")
+_REVISION = re.compile(r"^[\w.-]{1,100}$")
+
+
+def check_remote_names(repo_id: str, filename: str, revision: str = "main") -> None:
+    """Refuse names that would change the Hub request's path (dot segments, slashes, ? # %, controls)."""
+    if not _REPO_ID.match(repo_id) or ".." in repo_id:
+        raise DownloadError(f"{repo_id!r} is not a Hugging Face repository name like 'Qwen/Qwen2.5-0.5B-Instruct-GGUF'.")
+    parts = filename.split("/")
+    if any(part in (".", "..") or not _FILE_PART.match(part) for part in parts):
+        raise DownloadError(f"{filename!r} is not a file name in a repository (letters, digits, . _ - + and / only).")
+    if not _REVISION.match(revision) or ".." in revision:
+        raise DownloadError(f"{revision!r} is not a branch, tag or commit name.")
+
+
+def _origin(url: str) -> tuple[str, str, int]:
+    parts = urlsplit(url)
+    default = 443 if parts.scheme == "https" else 80
+    return parts.scheme.lower(), (parts.hostname or "").lower(), parts.port or default
+
+
+def follow_redirect(current: str, location: str) -> str:
+    """Where a redirect leads; never from https to plain http, never off the web."""
+    target = urljoin(current, location)
+    scheme = urlsplit(target).scheme.lower()
+    if scheme not in ("http", "https"):
+        raise DownloadError(f"The download server redirected to an unsupported address ({target[:100]}).")
+    if _origin(current)[0] == "https" and scheme == "http":
+        raise DownloadError("The download server redirected from https to plain http; refused to keep the download private.")
+    return target
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Redirects come back as errors, so each hop gets its own headers (the token only for the Hub)."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect)
 
 
 @dataclass(frozen=True)
@@ -82,6 +125,7 @@ def resolve(repo_id: str, filename: str, revision: str = "main", token: str | No
     from huggingface_hub import get_hf_file_metadata, hf_hub_url
     from huggingface_hub import errors as hf_errors
 
+    check_remote_names(repo_id, filename, revision)
     base = hub_endpoint(endpoint)
     url = hf_hub_url(repo_id, filename, revision=revision, endpoint=base)
     try:
@@ -113,7 +157,8 @@ def resolve(repo_id: str, filename: str, revision: str = "main", token: str | No
             raise DownloadError(f"Cannot reach {base}. Check your internet connection.") from exc
         raise
     etag = (meta.etag or "").lower()
-    return RemoteFile(url=meta.location or url, size=meta.size, sha256=etag if _SHA256.match(etag) else None)
+    location = follow_redirect(url, meta.location) if meta.location else url
+    return RemoteFile(url=location, size=meta.size, sha256=etag if _SHA256.match(etag) else None)
 
 
 class Downloader:
@@ -125,6 +170,7 @@ class Downloader:
         self.endpoint = endpoint
         self.timeout = timeout
         self._cancel = threading.Event()
+        self.verified = False  # whether the last download's SHA-256 was checked against the Hub's
 
     def cancel(self) -> None:
         self._cancel.set()
@@ -137,10 +183,12 @@ class Downloader:
         name = Path(filename).name
         if not name.lower().endswith(".gguf"):
             raise DownloadError(f"'{filename}' is not a .gguf file. Companion runs GGUF models.")
+        check_remote_names(repo_id, filename, revision)
         self._cancel.clear()
+        self.verified = False
         remote = resolve(repo_id, filename, revision, self.token, self.endpoint)
         target = self.models_dir / name
-        if target.exists() and remote.size is not None and target.stat().st_size == remote.size:
+        if self._reusable(target, remote):
             return target
         self.models_dir.mkdir(parents=True, exist_ok=True)
         partial = self.partial_path(name)
@@ -165,6 +213,50 @@ class Downloader:
         return target
 
     # -- steps ---------------------------------------------------------------
+
+    def _reusable(self, target: Path, remote: RemoteFile) -> bool:
+        """An existing file of the same size counts only once its checksum (or, without one, its header) checks out."""
+        if not target.exists() or remote.size is None or target.stat().st_size != remote.size:
+            return False
+        if remote.sha256 is not None:
+            self.verified = sha256_file(target, self._cancel) == remote.sha256
+            return self.verified
+        try:
+            read_gguf(target)
+        except ModelError:
+            return False
+        return True
+
+    def _headers(self, url: str, have: int) -> dict[str, str]:
+        """The Hub's headers; the token only when `url` is on the Hub's own origin."""
+        from huggingface_hub.utils import build_hf_headers
+
+        headers = dict(build_hf_headers(token=self.token or None))
+        if _origin(url) != _origin(hub_endpoint(self.endpoint)):
+            headers = {k: v for k, v in headers.items() if k.lower() != "authorization"}
+        headers["Accept-Encoding"] = "identity"
+        if have:
+            headers["Range"] = f"bytes={have}-"
+        return headers
+
+    def _open(self, url: str, have: int) -> Any:
+        """The response for `url`, following redirects hop by hop (None: the range is already complete)."""
+        for _hop in range(MAX_REDIRECTS + 1):
+            request = urllib.request.Request(url, headers=self._headers(url, have))
+            try:
+                return _OPENER.open(request, timeout=self.timeout)
+            except urllib.error.HTTPError as exc:
+                location = exc.headers.get("Location") if exc.code in (301, 302, 303, 307, 308) else None
+                exc.close()
+                if location:
+                    url = follow_redirect(url, location)
+                    continue
+                if exc.code == 416 and have:  # the server says the range is past the end: the file is complete
+                    return None
+                raise DownloadError(f"The server refused the download ({exc.code} {exc.reason}).") from exc
+            except (urllib.error.URLError, OSError) as exc:
+                raise _Interrupted(str(getattr(exc, "reason", exc))) from exc
+        raise DownloadError(f"The download server redirected more than {MAX_REDIRECTS} times; stopped.")
 
     @staticmethod
     def _sidecar(partial: Path) -> Path:
@@ -195,25 +287,13 @@ class Downloader:
             )
 
     def _transfer(self, remote: RemoteFile, partial: Path, progress: Progress | None) -> None:
-        from huggingface_hub.utils import build_hf_headers
-
         have = partial.stat().st_size if partial.exists() else 0
         total = remote.size or 0
         if total and have >= total:
             return
-        headers = dict(build_hf_headers(token=self.token or None))
-        headers["Accept-Encoding"] = "identity"
-        if have:
-            headers["Range"] = f"bytes={have}-"
-        request = urllib.request.Request(remote.url, headers=headers)
-        try:
-            response = urllib.request.urlopen(request, timeout=self.timeout)
-        except urllib.error.HTTPError as exc:
-            if exc.code == 416 and have:  # the server says the range is past the end: the file is complete
-                return
-            raise DownloadError(f"The server refused the download ({exc.code} {exc.reason}).") from exc
-        except (urllib.error.URLError, OSError) as exc:
-            raise _Interrupted(str(getattr(exc, "reason", exc))) from exc
+        response = self._open(remote.url, have)
+        if response is None:
+            return
         with response:
             mode = "ab" if have and response.status == 206 else "wb"
             done = have if mode == "ab" else 0
@@ -250,6 +330,7 @@ class Downloader:
                 raise DownloadError(
                     f"{name} is damaged: its checksum does not match the Hub's. It was deleted; download it again."
                 )
+            self.verified = True
         try:
             read_gguf(partial)
         except ModelError as exc:

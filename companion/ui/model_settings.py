@@ -422,7 +422,10 @@ class ModelDialog(QDialog):
         for row, entry in enumerate(self.entries):
             if entry.path == path:
                 self.table.selectRow(row)
-        self.window_.show_message(self.tr("Downloaded {name}; checksum verified.").format(name=path.name))
+        verified = self.downloader is not None and self.downloader.verified
+        message = (self.tr("Downloaded {name}; checksum verified.") if verified
+                   else self.tr("Downloaded {name}; the Hub sent no checksum, so only its size and header were checked."))
+        self.window_.show_message(message.format(name=path.name))
 
     def cancel_job(self) -> None:
         if self.downloader is not None:

@@ -70,7 +70,10 @@ class Hub:
     requests: list[tuple[str, str, str]] = field(default_factory=list)  # (method, path, Range header)
     break_after: int | None = None  # send only this many bytes of the next GET, then hang up
     wrong_etag: bool = False
+    no_etag: bool = False  # like a server that sends no checksum
     chunk_delay: float = 0.0
+    redirect: str | None = None  # answer GETs with a redirect to this base address
+    auth: list[str] = field(default_factory=list)  # the Authorization header of every request ("" if none)
 
     def add(self, repo: str, filename: str, content: bytes) -> str:
         self.files[f"/{repo}/resolve/main/{filename}"] = content
@@ -86,12 +89,14 @@ def _handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
 
         def _headers_for(self, content: bytes) -> None:
             digest = hashlib.sha256(b"other" if hub.wrong_etag else content).hexdigest()
-            self.send_header("ETag", f'"{digest}"')
+            if not hub.no_etag:
+                self.send_header("ETag", f'"{digest}"')
             self.send_header("X-Repo-Commit", "0" * 40)
             self.send_header("Accept-Ranges", "bytes")
 
         def do_HEAD(self) -> None:
             hub.requests.append(("HEAD", self.path, ""))
+            hub.auth.append(self.headers.get("Authorization", ""))
             content = hub.files.get(self.path)
             if content is None:
                 self.send_response(404)
@@ -108,6 +113,13 @@ def _handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:
             byte_range = self.headers.get("Range", "")
             hub.requests.append(("GET", self.path, byte_range))
+            hub.auth.append(self.headers.get("Authorization", ""))
+            if hub.redirect is not None:
+                self.send_response(302)
+                self.send_header("Location", hub.redirect + self.path)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             content = hub.files.get(self.path)
             if content is None:
                 self.send_response(404)
@@ -137,21 +149,32 @@ def _handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-@pytest.fixture
-def hub(monkeypatch: pytest.MonkeyPatch) -> Iterator[Hub]:
+def _serve_hub() -> Iterator[Hub]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
     state = Hub(url=f"http://127.0.0.1:{server.server_address[1]}")
     server.RequestHandlerClass = _handler(state)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    monkeypatch.setenv("HF_ENDPOINT", state.url)
-    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
-    monkeypatch.setenv("HF_HUB_DISABLE_TELEMETRY", "1")
     yield state
     server.shutdown()
     server.server_close()
     thread.join(timeout=5)
+
+
+@pytest.fixture
+def hub(monkeypatch: pytest.MonkeyPatch) -> Iterator[Hub]:
+    for state in _serve_hub():
+        monkeypatch.setenv("HF_ENDPOINT", state.url)
+        monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+        monkeypatch.setenv("HF_HUB_DISABLE_TELEMETRY", "1")
+        yield state
+
+
+@pytest.fixture
+def other_host() -> Iterator[Hub]:
+    """A second server on another origin (a CDN, or an attacker a redirect points to)."""
+    yield from _serve_hub()
 
 
 def _free_port() -> int:

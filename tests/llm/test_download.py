@@ -9,7 +9,7 @@ from collections import namedtuple
 import pytest
 
 from companion.errors import DownloadCancelled, DownloadError
-from companion.llm.download import CURATED, Downloader, resolve
+from companion.llm.download import CURATED, Downloader, follow_redirect, resolve
 from companion.llm.gguf import read_gguf
 
 REPO = "someone/Tiny-GGUF"
@@ -117,3 +117,54 @@ def test_curated_list_is_small_chat_ggufs():
         assert model.filename.endswith(".gguf") and "/" in model.repo_id
         assert 0.3 <= model.size_gb <= 6 and model.ram_gb >= model.size_gb
         assert "GB" in model.describe()
+
+
+def test_the_token_goes_to_the_hub_origin_only(tmp_path, hub, other_host, model_bytes):
+    hub.add(REPO, "m.gguf", model_bytes)
+    other_host.add(REPO, "m.gguf", model_bytes)
+    hub.redirect = other_host.url  # the Hub sends the bytes from elsewhere (a CDN, or someone else)
+    path = Downloader(tmp_path / "models", token="hf_secret_token").download(REPO, "m.gguf")
+    assert path.read_bytes() == model_bytes
+    assert hub.auth and all(a == "Bearer hf_secret_token" for a in hub.auth)
+    assert other_host.auth and all(a == "" for a in other_host.auth)
+
+
+def test_redirects_never_drop_from_https_to_http():
+    assert follow_redirect("https://huggingface.co/a", "/b") == "https://huggingface.co/b"
+    assert follow_redirect("http://127.0.0.1:1/a", "http://127.0.0.1:2/b") == "http://127.0.0.1:2/b"
+    for location in ("http://cdn.example/x.gguf", "file:///etc/passwd", "ftp://cdn.example/x"):
+        with pytest.raises(DownloadError):
+            follow_redirect("https://huggingface.co/a", location)
+
+
+def test_checksum_verified_is_said_only_when_it_was(tmp_path, hub, model_bytes):
+    hub.add(REPO, "m.gguf", model_bytes)
+    downloader = Downloader(tmp_path / "models")
+    downloader.download(REPO, "m.gguf")
+    assert downloader.verified
+    hub.no_etag = True
+    downloader = Downloader(tmp_path / "other")
+    downloader.download(REPO, "m.gguf")
+    assert not downloader.verified
+
+
+def test_an_existing_file_is_checked_before_it_is_reused(tmp_path, hub, model_bytes):
+    hub.add(REPO, "m.gguf", model_bytes)
+    (tmp_path / "models").mkdir()
+    tampered = tmp_path / "models" / "m.gguf"
+    tampered.write_bytes(b"\0" * len(model_bytes))  # same size, other bytes
+    path = Downloader(tmp_path / "models").download(REPO, "m.gguf")
+    assert path.read_bytes() == model_bytes
+    gets = [r for r in hub.requests if r[0] == "GET"]
+    downloader = Downloader(tmp_path / "models")
+    downloader.download(REPO, "m.gguf")  # now it is the right file: reused without a transfer
+    assert [r for r in hub.requests if r[0] == "GET"] == gets and downloader.verified
+
+
+def test_names_that_would_change_the_request_path_are_refused(tmp_path, hub, model_bytes):
+    hub.add(REPO, "m.gguf", model_bytes)
+    for repo, name in ((REPO, "../../other/repo/resolve/main/m.gguf"), (REPO, "sub/./m.gguf"), (REPO, "m.gguf?x=.gguf"),
+                       ("someone/../evil", "m.gguf"), (REPO, "a%2F..%2Fm.gguf"), (REPO, "m\x00.gguf")):
+        with pytest.raises(DownloadError):
+            Downloader(tmp_path / "models").download(repo, name)
+    assert hub.requests == []
