@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from companion.curate import listen
 from companion.curate.apply import PERSONA_REQUEST, dropped_share, rewrite_refusal
 from companion.curate.extract import own_words
 
@@ -36,8 +37,8 @@ _FILE_OF_ACTION = {"SOUL.md": "your companion's persona (SOUL.md)", "USER.md": "
 def _request(user_text: str) -> str:
     """The part of a message that can ask for a change: its first paragraph, in the user's own words.
     What follows a blank line is most often pasted (a page, a mail), and a page can say anything."""
-    first = re.split(r"\n\s*\n", own_words(user_text).strip(), maxsplit=1)[0]
-    return first if len(first) <= MAX_REQUEST_CHARS else ""
+    first = re.split(r"\n\s*\n", own_words(listen.own_part(user_text)).strip(), maxsplit=1)[0]
+    return first if len(first) <= MAX_REQUEST_CHARS and listen.direct_request(first) else ""
 
 
 def asked_for_soul(user_text: str) -> bool:

@@ -10,8 +10,7 @@ from typing import Any, Callable
 from companion.errors import CompanionError, ConflictError, ToolError
 from companion.llm.base import ToolCall
 from companion.agent.tool_policy import approval_reason
-from companion.curate.sensitive import find_sensitive
-from companion.memory import entries as E
+from companion.curate.policy import FACT_FILES, Actor, check_block
 from companion.memory.document import parse_document
 from companion.memory.longterm import LongTermStore, all_replaced, appended, check_name, edited, section_replaced
 
@@ -174,9 +173,6 @@ class ToolExecutor:
             action, added = args.get("action"), _text_arg(args, "content")
             section = _section_arg(args)
             if action == "append":
-                duplicate = E.find_duplicate_entry(added, doc.body) if added.strip() else None
-                if duplicate is not None:
-                    raise ToolError(f"Already in {file}: {E.entry_text(duplicate)}")
                 raw = appended(doc, added, section)
             elif action == "replace_section":
                 if not section:
@@ -186,9 +182,10 @@ class ToolExecutor:
                 raw = all_replaced(doc, added)
             else:
                 raise ToolError("action must be 'append', 'replace_section' or 'replace_all'.")
-        kind = find_sensitive(added)
-        if kind:
-            raise ToolError(f"Refused: the text looks like {kind}, which is never stored in memory.")
+        existing = {name: doc.body if name == file else self.store.read(name).body for name in {file, *FACT_FILES}}
+        decision = check_block(added, file, Actor.TOOL, existing)
+        if not decision:
+            raise ToolError(f"Refused: {decision.reason}.")
         after = parse_document(file, raw).body
         reason = None if approved else approval_reason(file, str(action), self.user_text, doc.body, after)
         if reason:

@@ -89,7 +89,7 @@ def test_undo_never_overwrites_a_later_change(tools):
 
 def test_duplicates_and_bad_section_names_are_refused(tools):
     duplicate = call(tools, "I live in Graz", "context_update", file="USER.md", action="append", content="- Lives in Graz")
-    assert not duplicate.ok and "Already in USER.md" in duplicate.output
+    assert not duplicate.ok and "already in USER.md" in duplicate.output
     for section in ("## Facts\n## Evil", "## Fa#cts", "#" * 7 + " Deep"):
         bad = call(tools, "note it", "context_update", file="MEMORY.md", action="append", section=section, content="- x y z")
         assert not bad.ok and "one heading on one line" in bad.output
