@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 from companion.errors import StorageError
+from companion.filelock import process_alive
 
 TEMP_PREFIX = ".tmp-"
 
@@ -16,7 +17,7 @@ def atomic_write(path: Path, data: str | bytes) -> None:
     """Replace `path` with `data` so that readers see the old or the new file, never half."""
     payload = data.encode("utf-8") if isinstance(data, str) else data
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX + path.name + ".", dir=path.parent)
+    fd, tmp_name = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{path.name}.{os.getpid()}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as tmp:
             tmp.write(payload)
@@ -42,15 +43,24 @@ def describe_os_error(exc: OSError, path: Path) -> str:
 
 
 def remove_stale_temp_files(folder: Path) -> int:
-    """Delete temp files an interrupted write left behind; returns how many."""
+    """Delete temp files an interrupted write left behind; returns how many.
+
+    Call it only while holding the home's exclusive lock: a temp file whose writer is still running
+    (another process, a thread of this one) is in use and stays."""
     removed = 0
     if not folder.is_dir():
         return 0
     for tmp in folder.rglob(TEMP_PREFIX + "*"):
-        if tmp.is_file():
+        if tmp.is_file() and not _owner_alive(tmp.name):
             _remove_quietly(str(tmp))
             removed += 1
     return removed
+
+
+def _owner_alive(name: str) -> bool:
+    """Whether the process named in a temp file's name still runs (names without a pid: unknown, so no)."""
+    parts = name.rsplit(".", 2)
+    return len(parts) == 3 and parts[1].isdigit() and process_alive(int(parts[1]))
 
 
 def _remove_quietly(name: str) -> None:

@@ -35,6 +35,21 @@ def _private(path: str, flags: int) -> int:
     return os.open(path, flags, 0o600)  # readable by the user only, like everything under the home
 
 
+def process_alive(pid: int) -> bool:
+    """Whether process `pid` still runs (True when that cannot be told: never remove a live one's files)."""
+    if pid == os.getpid():
+        return True
+    if os.name != "posix":  # pragma: no cover - no cheap check without a handle
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists, under another user
+        return True
+    return True
+
+
 _thread_locks: dict[str, threading.Lock] = {}
 _thread_locks_guard = threading.Lock()
 

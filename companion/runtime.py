@@ -36,8 +36,9 @@ def open_home(
 ) -> Runtime:
     """exclusive=True refuses to run beside another Companion on the same home; `language` (a locale
     name) picks the templates of a new home, by default the system's."""
+    os.umask(0o077)  # everything Companion creates is private to the user
     home = resolve_home(explicit)
-    home.state.mkdir(parents=True, exist_ok=True)
+    home.state.mkdir(mode=0o700, parents=True, exist_ok=True)
     lock = None
     if exclusive:
         lock = ProcessLock(home.lock_file)
@@ -48,7 +49,7 @@ def open_home(
                 f"Companion is already running on {home.root}{who}. Switch to that window, or close it first."
             )
     try:
-        ensure_home(home, language)
+        ensure_home(home, language, clean=lock is not None)
         settings = load_settings(home.settings_file)
     except BaseException:
         if lock is not None:

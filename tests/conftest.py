@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Iterator
@@ -12,6 +13,15 @@ from companion.llm.default_model import default_model_path
 from companion.llm.scripted import ScriptedBackend
 from companion.memory.setup import ensure_home
 from companion.paths import Home
+
+
+@pytest.fixture(autouse=True)
+def _keep_umask() -> Iterator[None]:
+    """open_home() sets a private umask for the process; each test gets the one it started with."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    yield
+    os.umask(mask)
 
 
 @pytest.fixture

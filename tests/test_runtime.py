@@ -75,3 +75,41 @@ def test_settings_round_trip_and_errors(tmp_path):
     path.write_text("[model\nbroken", encoding="utf-8")
     with pytest.raises(SettingsError, match="not valid TOML"):
         load_settings(path)
+
+
+def test_everything_created_is_private_to_the_user(tmp_path):
+    import os
+    import stat
+
+    os.umask(0o022)
+    with open_home(tmp_path / "h") as runtime:
+        made = runtime.home.root / "made-later"
+        made.mkdir()
+        (made / "f").write_text("x")
+        for path in (runtime.home.root, runtime.home.memory, runtime.home.state, made):
+            assert stat.S_IMODE(path.stat().st_mode) == 0o700, path
+        assert stat.S_IMODE((made / "f").stat().st_mode) == 0o600
+
+
+def test_temp_files_of_a_running_writer_survive_a_second_process(tmp_path):
+    import os
+
+    with open_home(tmp_path / "h") as runtime:
+        memory = runtime.home.memory
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+        in_use = memory / f".tmp-USER.md.{child.pid}.abc"  # another process is writing USER.md right now
+        ours = memory / f".tmp-MEMORY.md.{os.getpid()}.def"  # this process's own writer thread
+        stale = memory / f".tmp-SOUL.md.{int(dead.stdout)}.ghi"  # a writer that was killed
+        for path in (in_use, ours, stale):
+            path.write_text("half")
+        with open_home(tmp_path / "h", exclusive=False):  # e.g. `companion search` beside the app
+            pass
+        assert in_use.exists() and ours.exists() and stale.exists()
+        with open_home(tmp_path / "h"):  # the next start of the app, with the exclusive lock
+            pass
+        assert in_use.exists() and ours.exists() and not stale.exists()
+    finally:
+        child.kill()
+        child.wait()

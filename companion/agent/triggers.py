@@ -37,7 +37,7 @@ def parse_triggers(meta: dict[str, Any]) -> list[Trigger]:
     found = []
     for item in raw:
         if not isinstance(item, dict) or item.get("type") not in EVENTS or not isinstance(item.get("action"), str):
-            log.warning("Ignored a malformed SOUL.md trigger: %r", item)
+            log.warning("Ignored a malformed SOUL.md trigger: %.200r", item)  # never print a huge value whole
             continue
         cooldown = item.get("cooldown", 0)
         found.append(Trigger(item["type"], item["action"].strip(), float(cooldown) if isinstance(cooldown, (int, float)) else 0.0))

@@ -7,12 +7,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import frontmatter
 import yaml
+from yaml.composer import ComposerError
 
 from companion.errors import FrontmatterError, SchemaVersionError
 
 SCHEMA_VERSION = 1
+MAX_FRONTMATTER_CHARS = 16_000  # a few settings and triggers; a bigger block is not ours
 _OPEN = re.compile(r"\A---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
 
@@ -56,12 +57,25 @@ def split_frontmatter(raw: str) -> tuple[str, str, str]:
     return raw[:end], raw[opening.end() : closing.start()], raw[end:]
 
 
+class _PlainYaml(yaml.SafeLoader):
+    """Safe YAML without aliases: `*name` can expand a few lines into gigabytes (a "billion laughs")."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            raise ComposerError(None, None, "aliases (*name) are not allowed here", self.peek_event().start_mark)
+        return super().compose_node(parent, index)
+
+
 def parse_meta(yaml_text: str, name: str = "file") -> dict[str, Any]:
     """The frontmatter mapping; errors name the line in the file (frontmatter starts on line 2)."""
     if not yaml_text.strip():
         return {}
+    if len(yaml_text) > MAX_FRONTMATTER_CHARS:
+        raise FrontmatterError(
+            f"The frontmatter of {name} is over {MAX_FRONTMATTER_CHARS // 1000} kB; keep it to a few settings.", line=2
+        )
     try:
-        meta = frontmatter.YAMLHandler().load(yaml_text)
+        meta = yaml.load(yaml_text, Loader=_PlainYaml)  # noqa: S506 - a SafeLoader subclass
     except UnicodeError as exc:  # the YAML reader encodes first; bytes that were not UTF-8 fail there
         raise FrontmatterError(
             f"The frontmatter of {name} holds bytes that are not valid UTF-8; open the file and retype that part."
