@@ -41,6 +41,11 @@ class Home:
         return self.state / "history"
 
     @property
+    def scratch(self) -> Path:
+        """Work folders of imports; what a killed process left here is removed at the next start."""
+        return self.state / "scratch"
+
+    @property
     def models(self) -> Path:
         return self.root / "models"
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
+from companion.commands.terminal import step_printer
 from companion.errors import PortabilityError
 from companion.portability.migrate import migrate_path
 from companion.portability.skill_import import import_memory, is_memory_source
@@ -33,7 +35,11 @@ def run(args: argparse.Namespace) -> int:
         raise PortabilityError(f"{src} does not exist.")
     with open_home(args.home) as runtime:
         if is_memory_source(src):
-            lines = import_memory(runtime.home, src, args.mode).lines()
+            try:
+                lines = import_memory(runtime.home, src, args.mode, progress=step_printer("Importing")).lines()
+            except KeyboardInterrupt:
+                print("\nImport stopped; your memory was not changed.", file=sys.stderr)
+                return 130
         else:
             if args.mode == "replace":
                 raise PortabilityError("--replace needs a memory folder or .zip; older formats are always merged.")

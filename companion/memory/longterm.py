@@ -90,6 +90,10 @@ class LongTermStore:
             if listener in self._listeners:
                 self._listeners.remove(listener)
 
+    def announce(self, name: str) -> None:
+        """Tell listeners `name` changed outside the store (a whole memory folder was swapped in)."""
+        self._notify(check_name(name), self.read(name))
+
     def _notify(self, name: str, doc: Document) -> None:
         with self._listeners_lock:
             listeners = list(self._listeners)

@@ -20,14 +20,20 @@ def _ignore(folder: str, names: list[str]) -> set[str]:
     return {n for n in names if n.startswith(TEMP_PREFIX) or (n.startswith(".") and n.endswith(".lock"))}
 
 
-def backup_memory(home: Home, reason: str, clock: Callable[[], datetime] = datetime.now) -> Path:
-    """Copy `companion-memory/` to state/backups/companion-memory-<time>-<reason>/ and return that path."""
+def backup_target(home: Home, reason: str, clock: Callable[[], datetime] = datetime.now) -> Path:
+    """A free state/backups/companion-memory-<time>-<reason>/ path."""
     stamp = clock().strftime("%Y%m%d-%H%M%S")
     target = backups_dir(home) / f"{home.memory.name}-{stamp}-{reason}"
     counter = 1
     while target.exists():
         counter += 1
         target = backups_dir(home) / f"{home.memory.name}-{stamp}-{reason}-{counter}"
+    return target
+
+
+def backup_memory(home: Home, reason: str, clock: Callable[[], datetime] = datetime.now) -> Path:
+    """Copy `companion-memory/` to state/backups/companion-memory-<time>-<reason>/ and return that path."""
+    target = backup_target(home, reason, clock)
     partial = target.with_name(target.name + ".partial")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,7 @@ from typing import Callable, Iterable
 
 from companion.memory import sections
 from companion.memory.daylog import DayLog, read_file
-from companion.memory.dedupe import find_duplicate, normalize
+from companion.memory.dedupe import normalize
 from companion.curate.sensitive import find_sensitive
 from companion.filelock import locked
 from companion.memory.records import Record, make_id
@@ -81,24 +81,81 @@ class MergeCount:
 
 
 def merge_body(target: str, source: str, rewrite: Callable[[str], str] = lambda text: text) -> tuple[str, MergeCount]:
-    """`target` with every entry of `source` that it lacks, appended to the same-named section."""
+    """`target` with every entry of `source` that it lacks, appended to the same-named section.
+
+    Linear in the size of both: known lines are a set of normalized texts, and every addition is
+    placed in one pass at the end."""
     count = MergeCount()
-    known = [_comparable(line) for line in target.splitlines() if line.strip()]
-    body = target
+    known = {normalize(_comparable(line)) for line in target.splitlines() if line.strip()}
+    additions: list[tuple[str, str]] = []
     for entry in entries(source):
-        if not normalize(entry.first_line) or find_duplicate(_comparable(entry.first_line), known):
+        key = normalize(_comparable(entry.first_line))
+        if not key or key in known:
             count.skipped += 1
             continue
         if find_sensitive(entry.text):
             count.secrets += 1
             continue
         text = rewrite(entry.text)
-        heading = entry.section or UNSECTIONED
-        merged = sections.append_to_section(body, heading, text)
-        body = merged if merged is not None else sections.add_section(body, heading, text)
-        known.extend(_comparable(line) for line in text.splitlines() if line.strip())
+        additions.append((entry.section or UNSECTIONED, text))
+        known.update(normalize(_comparable(line)) for line in text.splitlines() if line.strip())
         count.added += 1
-    return body, count
+    return place_in_sections(target, additions), count
+
+
+def place_in_sections(body: str, additions: list[tuple[str, str]]) -> str:
+    """`body` with each (section title, text) at the end of its `##` section, or in a new section at
+    the end: what `sections.append_to_section` / `add_section` do one by one, in a single pass."""
+    if not additions:
+        return body
+    lines = body.splitlines(keepends=True)
+    heads = sections.headings(body)
+    ends = [len(lines)] * len(heads)
+    following = len(lines)
+    for index in range(len(heads) - 1, -1, -1):  # a section runs to the next heading of level 1 or 2
+        ends[index] = following
+        if heads[index].level <= 2:
+            following = heads[index].line
+    where: dict[str, int] = {}
+    for index, head in enumerate(heads):
+        if head.level == 2 and head.title.casefold() not in where:
+            at = ends[index]
+            while at > head.line + 1 and not lines[at - 1].strip():
+                at -= 1
+            where[head.title.casefold()] = at
+    inserts: dict[int, list[str]] = {}
+    new: dict[str, tuple[str, list[str]]] = {}
+    for title, text in additions:
+        piece = text.strip("\n") + "\n"
+        at = where.get(title.casefold())
+        if at is None:
+            new.setdefault(title.casefold(), (title, []))[1].append(piece)
+        else:
+            inserts.setdefault(at, []).append(piece)
+    out: list[str] = []
+    for index, line in enumerate(lines):
+        if index in inserts:
+            if out and not out[-1].endswith("\n"):
+                out[-1] += "\n"
+            out.extend(inserts[index])
+        out.append(line)
+    if len(lines) in inserts:
+        if out and not out[-1].endswith("\n"):
+            out[-1] += "\n"
+        out.extend(inserts[len(lines)])
+    merged = "".join(out)
+    tail, last, has_text = [merged], merged[-2:], bool(merged.strip())
+    for title, pieces in new.values():  # as sections.add_section does, without copying the body each time
+        if last and not last.endswith("\n"):
+            tail.append("\n")
+            last = last[-1:] + "\n"
+        if has_text and not last.endswith("\n\n"):
+            tail.append("\n")
+        content = "".join(pieces).strip("\n")
+        section = f"## {title}\n" + (content + "\n" if content.strip() else "")
+        tail.append(section)
+        last, has_text = section[-2:], True
+    return "".join(tail)
 
 
 def _comparable(line: str) -> str:

@@ -3,29 +3,48 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
-import tempfile
 import zipfile
 import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Callable, Iterator, Literal
 
-from companion.errors import CompanionError, FrontmatterError, PortabilityError, StorageError, UnrecognizedSourceError
+from companion.errors import (
+    FrontmatterError,
+    PortabilityError,
+    StorageError,
+    TransferCancelledError,
+    UnrecognizedSourceError,
+)
 from companion.portability.archive import extract_archive
 from companion.atomic import atomic_write, describe_os_error
-from companion.portability.backup import backup_memory
+from companion.portability.backup import backup_target
 from companion.memory.daylog import read_file
 from companion.memory.document import parse_document, split_frontmatter
-from companion.memory.longterm import LongTermStore
+from companion.memory.history import History
+from companion.memory.longterm import MAX_FILE_BYTES, LongTermStore
+from companion.memory.records import Record
+from companion.memory.swap import StagedMemory, scratch_folder
 from companion.portability.merge import DayLogMerger, rewrite_citations, merge_body
 from companion.portability.skill_doc import DIGEST_LEVELS
 from companion.paths import LONG_TERM_FILES, Home
 
 Mode = Literal["merge", "replace"]
 Progress = Callable[[int, int, str], None]
+MAX_DAY_FILE_BYTES = 64 * 2**20
+FUTURE_SLACK = timedelta(days=1)  # clocks and time zones differ a little; 2099 does not
+FOREIGN_CONTROL = ("replaces", "trigger")  # fields that steer this app's display and triggers
+_DAY_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}\.jsonl$")
+_DIGEST_NAMES = {
+    "day": re.compile(r"^\d{4}-\d{2}-\d{2}$"),
+    "week": re.compile(r"^\d{4}-W\d{2}$"),
+    "month": re.compile(r"^\d{4}-\d{2}$"),
+    "year": re.compile(r"^\d{4}$"),
+}
 
 
 @dataclass
@@ -59,17 +78,29 @@ class ImportReport:
         return out
 
 
-def _children(folder: Path) -> dict[str, Path]:
+def _children(folder: Path) -> dict[str, list[Path]]:
+    found: dict[str, list[Path]] = {}
     try:
-        return {p.name.casefold(): p for p in folder.iterdir()}
+        for path in folder.iterdir():
+            found.setdefault(path.name.casefold(), []).append(path)
     except OSError:
-        return {}
+        pass
+    return found
 
 
 def long_term_sources(root: Path) -> dict[str, Path]:
-    """SOUL.md / USER.md / MEMORY.md found in `root`, matched case-insensitively."""
+    """SOUL.md / USER.md / MEMORY.md found in `root`, matched case-insensitively (two spellings: refused)."""
     children = _children(root)
-    return {name: children[name.casefold()] for name in LONG_TERM_FILES if name.casefold() in children and children[name.casefold()].is_file()}
+    found: dict[str, Path] = {}
+    for name in LONG_TERM_FILES:
+        matches = [p for p in children.get(name.casefold(), []) if p.is_file() or p.is_symlink()]
+        if len(matches) > 1:
+            raise PortabilityError(
+                f"The import holds {name} twice ({', '.join(sorted(p.name for p in matches))}); keep one and import again."
+            )
+        if matches:
+            found[name] = matches[0]
+    return found
 
 
 def find_memory_root(folder: Path) -> Path | None:
@@ -83,8 +114,8 @@ def find_memory_root(folder: Path) -> Path | None:
 
 
 @contextmanager
-def open_source(src: Path) -> Iterator[Path]:
-    """The memory folder inside `src` (a folder, or a .zip unpacked to a temporary folder)."""
+def open_source(src: Path, home: Home) -> Iterator[Path]:
+    """The memory folder inside `src` (a folder, or a .zip unpacked into a scratch folder of `home`)."""
     if src.is_dir():
         root = find_memory_root(src)
         if root is None:
@@ -93,7 +124,7 @@ def open_source(src: Path) -> Iterator[Path]:
         return
     if not zipfile.is_zipfile(src):
         raise UnrecognizedSourceError(f"{src} is neither a memory folder nor a .zip of one.")
-    scratch = Path(tempfile.mkdtemp(prefix="companion-import-"))
+    scratch = scratch_folder(home, "unzip")
     try:
         try:
             extract_archive(src, scratch)
@@ -115,26 +146,50 @@ def is_memory_source(src: Path) -> bool:
     return src.is_file() and zipfile.is_zipfile(src)
 
 
-def _day_files(root: Path) -> list[Path]:
+def _inside(chosen: Path, path: Path, limit: int) -> Path:
+    """`path` if it is a plain file inside the chosen folder and under `limit` bytes, else PortabilityError."""
+    where = str(path.relative_to(chosen)) if path.is_relative_to(chosen) else path.name
+    if path.is_symlink() or not path.resolve().is_relative_to(chosen.resolve()):
+        raise PortabilityError(f"{where} in the import is a link to a file elsewhere; links are not imported. Nothing was changed.")
+    if not path.is_file():
+        raise PortabilityError(f"{where} in the import is not a regular file. Nothing was changed.")
+    size = path.stat().st_size
+    if size > limit:
+        raise PortabilityError(f"{where} in the import is {size / 2**20:.1f} MB, over the {limit // 2**20} MB limit. Nothing was changed.")
+    return path
+
+
+def _day_files(root: Path, report: ImportReport) -> list[Path]:
     days = root / "days"
     if not days.is_dir():
         return []
-    return sorted(p for p in days.glob("*/*.jsonl") if not p.name.startswith("."))
-
-
-def _digest_files(root: Path) -> list[Path]:
-    found: list[Path] = []
-    for level in DIGEST_LEVELS:
-        folder = root / "digests" / level
-        if folder.is_dir():
-            found += sorted(p for p in folder.glob("*.md") if not p.name.startswith("."))
+    found = []
+    for path in sorted(p for p in days.glob("*/*.jsonl") if not p.name.startswith(".")):
+        if not _DAY_NAME.match(path.name) or path.parent.name != path.name[:7]:
+            report.notes.append(f"Left out days/{path.parent.name}/{path.name}: not a day log name (YYYY-MM/YYYY-MM-DD.jsonl).")
+            continue
+        found.append(path)
     return found
 
 
-def _read_sources(root: Path) -> dict[str, str]:
+def _digest_files(root: Path, report: ImportReport) -> list[Path]:
+    found: list[Path] = []
+    for level in DIGEST_LEVELS:
+        folder = root / "digests" / level
+        if not folder.is_dir():
+            continue
+        for path in sorted(p for p in folder.glob("*.md") if not p.name.startswith(".")):
+            if _DIGEST_NAMES[level].match(path.stem):
+                found.append(path)
+            else:
+                report.notes.append(f"Left out digests/{level}/{path.name}: not a {level} digest name.")
+    return found
+
+
+def _read_sources(sources: dict[str, Path]) -> dict[str, str]:
     """Source texts of the long-term files, refusing broken frontmatter before anything changes."""
     texts: dict[str, str] = {}
-    for name, path in long_term_sources(root).items():
+    for name, path in sources.items():
         raw = path.read_text(encoding="utf-8", errors="replace")
         try:
             parse_document(name, raw)
@@ -145,23 +200,55 @@ def _read_sources(root: Path) -> dict[str, str]:
 
 
 class _Importer:
-    def __init__(self, home: Home, store: LongTermStore, report: ImportReport, progress: Progress | None, total: int) -> None:
+    """Applies one import to a staged copy of the memory folder."""
+
+    def __init__(self, home: Home, store: LongTermStore, report: ImportReport, progress: Progress | None,
+                 cancelled: Callable[[], bool] | None, total: int, now: datetime) -> None:
         self.home = home
         self.store = store
         self.report = report
         self.progress = progress
+        self.cancelled = cancelled
         self.total = total
         self.done = 0
+        self.latest = now + FUTURE_SLACK
+        self.ids: dict[str, str] = {}  # record id -> the file it came from
+        self.future = 0
 
     def step(self, what: str) -> None:
+        if self.cancelled is not None and self.cancelled():
+            raise TransferCancelledError("Import stopped; nothing was changed.")
         self.done += 1
         if self.progress is not None:
             self.progress(self.done, self.total, what)
 
+    def records(self, path: Path) -> list[Record]:
+        """A day file's records without foreign control fields and future dates; a repeated id is refused."""
+        where = f"days/{path.parent.name}/{path.name}"
+        kept = []
+        for record in read_file(path).records:
+            if record.id in self.ids:
+                raise PortabilityError(
+                    f"The import holds record {record.id} twice ({self.ids[record.id]} and {where}); "
+                    "it may be damaged. Nothing was changed."
+                )
+            self.ids[record.id] = where
+            try:
+                when = record.timestamp
+            except ValueError:
+                continue
+            if (when if when.tzinfo else when.astimezone()) > self.latest:
+                self.future += 1
+                continue
+            for name in FOREIGN_CONTROL:
+                record.extra.pop(name, None)
+            kept.append(record)
+        return kept
+
     def merge_logs(self, files: list[Path]) -> dict[str, str]:
         merger = DayLogMerger(self.home.days)
         for path in files:
-            merger.add_all(read_file(path).records)
+            merger.add_all(self.records(path))
             self.step(f"days/{path.parent.name}/{path.name}")
         merger.flush()
         self.report.records_added += merger.result.added
@@ -172,12 +259,12 @@ class _Importer:
         fresh = self.home.memory / ".days.importing"
         shutil.rmtree(fresh, ignore_errors=True)
         for path in files:
-            records = read_file(path).records
+            records = self.records(path)
             atomic_write(fresh / path.parent.name / path.name, b"".join(r.to_line() for r in records))
             self.report.records_added += len(records)
             self.step(f"days/{path.parent.name}/{path.name}")
         if self.home.days.exists():
-            shutil.rmtree(self.home.days)  # the backup holds them
+            shutil.rmtree(self.home.days)  # the live folder becomes the backup
         if fresh.exists():
             os.rename(fresh, self.home.days)
         else:
@@ -226,9 +313,13 @@ def import_memory(
     *,
     store: LongTermStore | None = None,
     progress: Progress | None = None,
+    cancelled: Callable[[], bool] | None = None,
     clock: Callable[[], datetime] = datetime.now,
 ) -> ImportReport:
-    """Back up the memory, then merge `src` into it (or replace it with `src`)."""
+    """Merge `src` into the memory (or replace the memory with it), all or nothing.
+
+    The change is made on a staged copy and swapped in at the end; the folder it replaces is kept
+    as the backup. A failure, a cancel or a killed process leaves the memory as it was."""
     if mode not in ("merge", "replace"):
         raise PortabilityError(f"Unknown import mode {mode!r}: use merge or replace.")
     src = Path(src).expanduser()
@@ -236,25 +327,36 @@ def import_memory(
         raise PortabilityError(f"{src} does not exist.")
     store = store or LongTermStore(home)
     report = ImportReport(source=src, mode=mode)
-    with open_source(src) as root:
+    with open_source(src, home) as root:
         if root.resolve() == home.memory.resolve():
             raise PortabilityError("That is Companion's own memory folder; choose an export or another folder.")
-        texts = _read_sources(root)
-        day_files, digest_files = _day_files(root), _digest_files(root)
-        report.backup = backup_memory(home, "import", clock)
-        importer = _Importer(home, store, report, progress, len(texts) + len(day_files) + len(digest_files))
+        chosen = src if src.is_dir() else root
+        sources = {name: _inside(chosen, path, MAX_FILE_BYTES) for name, path in long_term_sources(root).items()}
+        day_files = [_inside(chosen, p, MAX_DAY_FILE_BYTES) for p in _day_files(root, report)]
+        digest_files = [_inside(chosen, p, MAX_FILE_BYTES) for p in _digest_files(root, report)]
+        texts = _read_sources(sources)
+        stage = StagedMemory(home)
         try:
+            staged = LongTermStore(stage.home, history=History(home.history))
+            now = clock().astimezone()
+            importer = _Importer(stage.home, staged, report, progress, cancelled,
+                                 len(texts) + len(day_files) + len(digest_files), now)
             if mode == "merge":
-                id_map = importer.merge_logs(day_files)
-                importer.merge_long_term(texts, id_map)
+                importer.merge_long_term(texts, importer.merge_logs(day_files))
             else:
                 importer.replace_logs(day_files)
                 importer.replace_long_term(texts)
             importer.digests(digest_files, replace=mode == "replace")
-        except CompanionError as exc:
-            raise PortabilityError(f"{exc} The memory before the import is saved in {report.backup}.") from exc
+            if importer.future:
+                report.notes.append(f"Left out {importer.future} records dated in the future.")
+            if cancelled is not None and cancelled():
+                raise TransferCancelledError("Import stopped; nothing was changed.")
+            report.backup = backup_target(home, "import", clock)
+            stage.commit(keep=report.backup)
         except OSError as exc:
-            raise StorageError(
-                f"{describe_os_error(exc, home.memory)} The memory before the import is saved in {report.backup}."
-            ) from exc
+            raise StorageError(f"{describe_os_error(exc, home.memory)} Nothing was changed.") from exc
+        finally:
+            stage.discard()
+    for name in LONG_TERM_FILES:
+        store.announce(name)
     return report

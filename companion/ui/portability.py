@@ -318,7 +318,8 @@ class ImportDialog(_TransferDialog):
 
         def run(progress: Callable[[int, int, str], None], cancelled: Callable[[], bool]) -> list[str]:
             if is_memory_source(src):
-                return import_memory(home, src, mode, store=store, progress=progress).lines()  # type: ignore[arg-type]
+                return import_memory(home, src, mode, store=store, progress=progress,  # type: ignore[arg-type]
+                                     cancelled=cancelled).lines()
             sources = detect(src)
             if not sources:
                 raise UnrecognizedSourceError(f"Found nothing to import in {src}.")

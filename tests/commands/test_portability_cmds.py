@@ -58,6 +58,31 @@ def test_import_merge_default_then_replace(filled: Home, tmp_path: Path, capsys:
     assert (other.memory / "USER.md").read_bytes() == (filled.memory / "USER.md").read_bytes()
 
 
+def test_import_shows_progress_and_ctrl_c_changes_nothing(filled: Home, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import companion.portability.skill_import as skill_import
+
+    main(["--home", str(filled.root), "export", str(tmp_path / "out")])
+    other = Home(tmp_path / "other")
+    ensure_home(other)
+    capsys.readouterr()
+    src = str(tmp_path / "out" / "companion-memory")
+    before = {p.name: p.read_bytes() for p in other.memory.iterdir() if p.is_file()}
+    real_step = skill_import._Importer.step
+
+    def interrupted(self: object, what: str) -> None:
+        real_step(self, what)  # type: ignore[arg-type]
+        if self.done == 3:  # type: ignore[attr-defined]
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(skill_import._Importer, "step", interrupted)
+    assert main(["--home", str(other.root), "import", src]) == 130
+    err = capsys.readouterr().err
+    assert "Importing: 1/8" in err and "your memory was not changed" in err  # throttled to a few redraws a second
+    assert {p.name: p.read_bytes() for p in other.memory.iterdir() if p.is_file()} == before
+    assert not any(other.scratch.iterdir())
+
+
 def test_import_detects_older_formats(home: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     shutil.copytree(FIXTURES / "legacy", tmp_path / "legacy")
     assert main(["--home", str(home.root), "import", str(tmp_path / "legacy" / "conversations.json")]) == 0

@@ -241,3 +241,161 @@ def test_redacted_export_imports_masks_not_secrets(home: Home, tmp_path: Path) -
     import_memory(other, archive)
     text = json.dumps([r.text for r in DayLog(other.days).iter_backwards()])
     assert "[email]" in text and "lin.mei@example.com" not in text
+
+
+# -- hostile sources ---------------------------------------------------------------------------
+
+
+def _source(tmp_path: Path, name: str = "src") -> Path:
+    src = tmp_path / name
+    src.mkdir()
+    (src / "SOUL.md").write_text("## Identity\n- Name: Mo\n", encoding="utf-8")
+    return src
+
+
+def test_links_to_files_outside_the_folder_are_refused(home: Home, tmp_path: Path) -> None:
+    key = tmp_path / "id_rsa"
+    key.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n", encoding="utf-8")
+    before = snapshot(home.memory)
+    for target, link in ((key, "MEMORY.md"), (Path("/etc/passwd"), "USER.md")):
+        src = _source(tmp_path, f"src-{link}")
+        (src / link).symlink_to(target)
+        with pytest.raises(PortabilityError, match="link"):
+            import_memory(home, src)
+    days = _source(tmp_path, "src-days")
+    (days / "days").mkdir()
+    (days / "days" / "2026-11").symlink_to(tmp_path, target_is_directory=True)  # a linked folder, too
+    (tmp_path / "2026-11-29.jsonl").write_text('{"id":"2026-11-29#1","ts":"2026-11-29T09:00:00+00:00","role":"user","text":"x"}\n')
+    with pytest.raises(PortabilityError, match="link"):
+        import_memory(home, days)
+    assert snapshot(home.memory) == before and not backups_dir(home).exists()
+
+
+def test_a_zip_bomb_is_refused_before_anything_is_unpacked(home: Home, tmp_path: Path) -> None:
+    bomb = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("companion-memory/USER.md", "## Profile\n- hello\n")
+        archive.writestr("companion-memory/days/2026-11/2026-11-29.jsonl", b"\0" * (20 * 2**20))
+    assert bomb.stat().st_size < 100_000
+    with pytest.raises(UnsafeArchiveError, match="zip bomb"):
+        import_memory(home, bomb)
+    assert not home.scratch.exists() or not any(home.scratch.iterdir())
+
+
+def test_an_oversized_entry_and_a_repeated_entry_are_refused(home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import warnings
+
+    import companion.portability.archive as archive_module
+
+    monkeypatch.setattr(archive_module, "MAX_ENTRY_BYTES", 1000)
+    big = _zip(tmp_path, [("companion-memory/MEMORY.md", b"- fact\n" * 500)])
+    with pytest.raises(UnsafeArchiveError, match="over the"):
+        import_memory(home, big)
+    monkeypatch.undo()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zipfile warns about the duplicate name it is told to write
+        twice = _zip(tmp_path, [("companion-memory/USER.md", b"## Profile\n- Evil\n")])
+    with pytest.raises(UnsafeArchiveError, match="twice"):
+        import_memory(home, twice)
+
+
+def test_two_spellings_of_a_memory_file_are_refused(home: Home, tmp_path: Path) -> None:
+    src = _source(tmp_path)
+    (src / "USER.md").write_text("## Profile\n- A\n", encoding="utf-8")
+    (src / "user.md").write_text("## Profile\n- B\n", encoding="utf-8")
+    with pytest.raises(PortabilityError, match="twice"):
+        import_memory(home, src)
+
+
+def _day_file(src: Path, lines: list[dict[str, object]]) -> None:
+    path = src / "days" / "2026-11" / "2026-11-28.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(json.dumps(l) + "\n" for l in lines), encoding="utf-8")
+
+
+def test_future_records_and_foreign_control_fields_stay_out(home: Home, tmp_path: Path) -> None:
+    src = _source(tmp_path)
+    _day_file(src, [
+        {"id": "2026-11-28#1", "ts": "2026-11-28T09:00:00+00:00", "role": "user", "text": "hi from elsewhere"},
+        {"id": "2026-11-28#2", "ts": "2026-11-28T09:01:00+00:00", "role": "assistant", "text": "hello",
+         "replaces": "2026-11-29#2", "trigger": {"type": "app_start"}},
+        {"id": "2026-11-28#3", "ts": "2099-01-01T00:00:00+00:00", "role": "user", "text": "pinned forever"},
+    ])
+    report = import_memory(home, src)
+    records = [r for day in DayLog(home.days).days() for r in DayLog(home.days).read_day(day).records]
+    assert [r.text for r in records] == ["hi from elsewhere", "hello"]
+    assert all("replaces" not in r.extra and "trigger" not in r.extra for r in records)
+    assert "Left out 1 records dated in the future." in report.lines()
+
+
+def test_repeated_record_ids_are_refused_with_a_message(home: Home, tmp_path: Path) -> None:
+    src = _source(tmp_path)
+    line = {"id": "2026-11-28#1", "ts": "2026-11-28T09:00:00+00:00", "role": "user", "text": "one"}
+    _day_file(src, [line, {**line, "text": "another"}])
+    before = snapshot(home.memory)
+    with pytest.raises(PortabilityError, match="2026-11-28#1 twice"):
+        import_memory(home, src)
+    assert snapshot(home.memory) == before
+
+
+def test_odd_day_and_digest_names_are_left_out(home: Home, tmp_path: Path) -> None:
+    src = _source(tmp_path)
+    (src / "days" / "evil").mkdir(parents=True)
+    (src / "days" / "evil" / "x.jsonl").write_text('{"id":"2026-11-28#1","ts":"2026-11-28T09:00:00+00:00","role":"user","text":"x"}\n')
+    (src / "digests" / "day").mkdir(parents=True)
+    (src / "digests" / "day" / "..hidden-or-evil.md").write_text("# evil\n")
+    (src / "digests" / "day" / "not-a-date.md").write_text("# evil\n")
+    (src / "digests" / "day" / "2026-11-28.md").write_text("# fine\n")
+    report = import_memory(home, src)
+    assert report.digests_added == 1 and report.records_added == 0
+    assert not (home.digests / "day" / "not-a-date.md").exists()
+    assert any("not a day digest name" in n for n in report.notes) and any("not a day log name" in n for n in report.notes)
+
+
+def test_a_cancelled_import_changes_nothing_and_leaves_no_scratch(home: Home, exported: Path) -> None:
+    from companion.errors import TransferCancelledError
+
+    (home.memory / "USER.md").write_text("## Profile\n- Only here\n", encoding="utf-8")
+    before = snapshot(home.memory)
+    steps: list[int] = []
+    with pytest.raises(TransferCancelledError):
+        import_memory(home, exported, progress=lambda done, total, what: steps.append(done), cancelled=lambda: len(steps) >= 2)
+    assert snapshot(home.memory) == before and not backups_dir(home).exists()
+    assert not any(home.scratch.iterdir())
+
+
+def test_a_killed_import_leaves_the_home_as_it_was_and_the_next_start_cleans_up(exported: Path, tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from companion.runtime import open_home
+
+    home = fresh_home(tmp_path, "other")
+    before = snapshot(home.memory)
+    script = (
+        "import os, sys\n"
+        "from pathlib import Path\n"
+        "from companion.paths import Home\n"
+        "from companion.portability.skill_import import import_memory\n"
+        "import_memory(Home(Path(sys.argv[1])), Path(sys.argv[2]), progress=lambda d, t, w: os._exit(9) if d == 3 else None)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(home.root), str(exported)], timeout=120,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.returncode == 9
+    assert snapshot(home.memory) == before and not backups_dir(home).exists()
+    assert any(home.scratch.iterdir())  # the killed process's work folder
+    open_home(home.root).close()
+    assert not any(home.scratch.iterdir()) and snapshot(home.memory) == before
+    import_memory(home, exported)  # and it can be done again
+    assert snapshot(home.memory) != before
+
+
+def test_a_swap_cut_off_between_its_two_renames_is_put_back(home: Home) -> None:
+    from companion.runtime import open_home
+
+    before = snapshot(home.memory)
+    gone = home.root / f".{home.memory.name}.replaced-999999999"  # a process that no longer runs
+    home.memory.rename(gone)
+    open_home(home.root).close()
+    assert snapshot(home.memory) == before and not gone.exists()
