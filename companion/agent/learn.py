@@ -15,12 +15,13 @@ from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record
 from companion.curate.apply import Context, apply_file
 from companion.curate.policy import Actor
-from companion.curate.ops import MAX_TEXT, MIN_TEXT, Op, Outcome
+from companion.curate.ops import APPLIED, MAX_TEXT, MIN_TEXT, Op, Outcome
 from companion.curate.extract import extract
 
 log = logging.getLogger(__name__)
 
 MAX_FACTS = 3
+RECENT = 3
 MAX_LEARN_CHARS = 4000  # a pasted document is not a statement about the user
 TARGETS = {"USER": ("USER.md", "Profile"), "MEMORY": ("MEMORY.md", "Facts")}
 _ABOUT_SELF = re.compile(r"\b(i|i'm|i am|i've|i'd|i'll|my|me|mine|we|our)\b|我", re.I)
@@ -115,12 +116,15 @@ class DaytimeLearner:
         self.after_model = after_model  # the model path replaced chat's KV cache: warm it again
         self._thread: threading.Thread | None = None
         self._view: Backend | None = None
+        self._recent: list[Record] = []  # the user's last messages, so "sorry, I meant Lille" finds "I live in Lyon"
 
     def after_turn(self, user: Record, reply: Record | None, used_memory_tool: bool) -> list[Outcome]:
         if not worth_learning(user, used_memory_tool):
             return []
-        outcomes = self.apply([op for op in extract([user]) if op.file != "SOUL.md"][:MAX_FACTS], user, reply)
-        learned = [o for o in outcomes if o.status in ("added", "updated", "superseded")]
+        ops = [op for op in extract([user], context=self._recent) if op.file != "SOUL.md"][:MAX_FACTS]
+        self._recent = [*self._recent, user][-RECENT:]
+        outcomes = self.apply(ops, user, reply)
+        learned = [o for o in outcomes if o.status in APPLIED]
         backend = self.background_backend()
         busy = self._thread is not None and self._thread.is_alive()  # one background pass at a time
         if not learned and backend is not None and not busy:
@@ -158,7 +162,7 @@ class DaytimeLearner:
         outcomes: list[Outcome] = []
         for file in dict.fromkeys(op.file for op in ops):
             outcomes.extend(apply_file(self.store, file, [o for o in ops if o.file == file], ctx, actor="learn"))
-        changed = [o for o in outcomes if o.status in ("added", "updated", "superseded")]
+        changed = [o for o in outcomes if o.status in APPLIED]
         if changed and self.on_learned is not None:
             self.on_learned(changed)
         return outcomes

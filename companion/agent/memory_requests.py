@@ -6,10 +6,15 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from companion.curate.apply import Context, apply_file
+from companion.curate.extract import extract
+from companion.curate.ops import APPLIED, Op
+from companion.curate.ops import Outcome as CurateOutcome
+from companion.curate.policy import Actor
 from companion.curate.requests import MemoryRequest, bootstrap_answers
 from companion.memory.dedupe import find_duplicate, normalize
 from companion.memory.longterm import LongTermStore
-from companion.curate.sensitive import find_sensitive
+from companion.memory.records import Record
 
 MIN_FACT, MAX_FACT = 5, 500
 BOOTSTRAP_TURNS = 3
@@ -52,31 +57,53 @@ def forget_matcher(what: str) -> Callable[[str], bool] | None:
     return lambda line: all(p.search(line) for p in patterns)
 
 
+def _told(outcomes: list[CurateOutcome]) -> Outcome:
+    """What the reply should say about a remember request."""
+    saved = [o for o in outcomes if o.status in APPLIED and o.status != "moved"]
+    if saved:
+        notes = sorted({o.reason for o in saved if o.reason})
+        return Outcome("Saved to long-term memory: " + "; ".join(o.op.text for o in saved) + "".join(f" ({n})" for n in notes), True)
+    refused = next((o for o in outcomes if o.status == "refused"), None)
+    if refused is not None and refused.reason.startswith("already in"):
+        return Outcome(f"Already in memory ({refused.reason}).", False)
+    reason = refused.reason if refused is not None else "nothing to store"
+    return Outcome(f"Not saved: {reason}. Tell the user so.", False)
+
+
 def _bullets(body: str) -> list[str]:
     return [line for line in body.splitlines() if line.lstrip().startswith(("- ", "* "))]
 
 
+def _source(source: str | Record, said: str) -> Record:
+    if isinstance(source, Record):
+        return source
+    return Record(source, f"{source.split('#', 1)[0]}T12:00:00", "user", said)
+
+
 class MemoryRequests:
+    """Explicit requests, written through the curation policy like every other writer (actor "remember")."""
+
     def __init__(self, store: LongTermStore) -> None:
         self.store = store
 
-    def apply(self, request: MemoryRequest, source_id: str) -> Outcome:
+    def apply(self, request: MemoryRequest, source: str | Record) -> Outcome:
         if request.kind == "remember":
-            return self.remember(request.text, source_id)
+            return self.remember(request.text, source, said=request.said)
         return self.forget(request.text)
 
-    def remember(self, fact: str, source_id: str) -> Outcome:
-        kind = find_sensitive(fact)
-        if kind:
-            return Outcome(f"Not saved: it looks like {kind}, and secrets are never stored in memory. Tell the user so.", False)
+    def remember(self, fact: str, source: str | Record, said: str = "") -> Outcome:
+        """Store what the user asked to keep: as the entry the rules read from their words (a profile fact
+        goes to USER.md), else as a fact in MEMORY.md. Secrets, hedges and duplicates are refused."""
         if not MIN_FACT <= len(fact) <= MAX_FACT:
             return Outcome(f"Not saved: a memory entry must be {MIN_FACT}-{MAX_FACT} characters.", False)
-        doc = self.store.read("MEMORY.md")
-        duplicate = find_duplicate(fact, _bullets(doc.body))
-        if duplicate:
-            return Outcome(f"Already in memory: {duplicate.strip()}", False)
-        self.store.append("MEMORY.md", f"- {fact} ({source_id})", "## Facts", expected_sha=doc.sha, actor="chat")
-        return Outcome(f"Saved to long-term memory: {fact}", True)
+        record = _source(source, said or fact)
+        words = Record(record.id, record.ts, "user", said or fact)
+        ops = [op for op in extract([words]) if op.file != "SOUL.md"] or [Op("add", "MEMORY.md", "Facts", fact, [record.id])]
+        ctx = Context({record.id: words}, record.day, actor=Actor.REMEMBER)
+        outcomes: list[CurateOutcome] = []
+        for file in dict.fromkeys(op.file for op in ops):
+            outcomes.extend(apply_file(self.store, file, [op for op in ops if op.file == file], ctx, actor="chat"))
+        return _told(outcomes)
 
     def forget(self, what: str) -> Outcome:
         matcher = forget_matcher(what)

@@ -13,10 +13,12 @@ from companion.memory.section_names import canonical, file_language, localized
 from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record
 from companion.curate import listen
+from companion.curate.corrections import retires
 from companion.curate.policy import FACT_FILES, Actor, Code, Proposal, clean, decide
 from companion.memory import entries as E
+from companion.memory.dedupe import is_duplicate
 from companion.curate.dates import absolutize, has_relative_date
-from companion.curate.ops import SECTIONS, Op, Outcome
+from companion.curate.ops import APPLIED, SECTIONS, Op, Outcome
 from companion.curate.compact import append_archive, compact
 from companion.curate.extract import extract, own_words
 
@@ -74,13 +76,15 @@ def validate(op: Op, body: str, ctx: Context) -> tuple[Op | None, str]:
     """A cleaned copy of `op` ready to apply, or (None, reason)."""
     if op.kind == "none":
         return None, "nothing proposed"
-    if op.kind not in ("add", "update", "supersede") or op.file not in SECTIONS:
+    if op.kind not in ("add", "update", "supersede", "retire") or op.file not in SECTIONS:
         return None, f"unknown operation {op.kind!r} on {op.file!r}"
     sources = [s for s in dict.fromkeys(op.sources) if s in ctx.records]
     if not sources:
         return None, "cites no record of the day log"
     if not any(ctx.records[s].role == "user" for s in sources):
         return None, "cites only the companion's own words"
+    if op.kind == "retire":
+        return Op(op.kind, op.file, "", op.text, sources, op.old or op.text, op.origin), ""
     text = clean(op.text)
     anchor = ctx.records[sources[0]].day
     if op.origin == "model":
@@ -97,7 +101,18 @@ def validate(op: Op, body: str, ctx: Context) -> tuple[Op | None, str]:
         if decision.code == Code.SECRET:
             ctx.refused_sensitive += 1
         return None, decision.reason
-    return Op(op.kind, op.file, section, decision.text, sources, op.old, op.origin), ""
+    relearned = _corrected_since(decision.text, body, sources)
+    if relearned:
+        return None, f"learned from this message before and since corrected: {E.entry_text(relearned)}"
+    return Op(op.kind, op.file, section, decision.text, sources, op.old, op.origin), decision.note
+
+
+def _corrected_since(text: str, body: str, sources: list[str]) -> str | None:
+    """A superseded entry with this text from the same message: the night must not bring it back."""
+    for line in body.splitlines():
+        if E.is_superseded(line) and set(E.cited_ids(line)) & set(sources) and is_duplicate(text, E.entry_text(line)):
+            return line
+    return None
 
 
 def plan(name: str, body: str, ops: list[Op], ctx: Context) -> tuple[str, list[Outcome]]:
@@ -109,13 +124,33 @@ def plan(name: str, body: str, ops: list[Op], ctx: Context) -> tuple[str, list[O
             outcomes.append(Outcome(op, "skipped" if op.kind == "none" else "refused", reason))
             continue
         body, outcome = _apply_one(body, checked, ctx.today)
+        outcome.reason = outcome.reason or reason  # e.g. "stored an email address because the user asked"
         outcomes.append(outcome)
     return body, outcomes
 
 
+def _targets(body: str, old: str) -> list[str]:
+    """Entries an update replaces: `old` names one entry, or alternative slots ("Is a vegan|Is a vegetarian")."""
+    found: list[str] = []
+    for part in old.split("|"):
+        found.extend(line for line in E.find_entries(body, part) if line not in found)
+    return found
+
+
+def _retire(body: str, op: Op, today: date) -> tuple[str, Outcome]:
+    """A past habit ("I don't teach anymore") marks the entry that states it superseded."""
+    target = next((l for l in E.active_entries(body) if retires(op.old, E.entry_text(l))), None)
+    if target is None:
+        return body, Outcome(op, "skipped", f"no entry about {op.old!r}")
+    marked = E.supersede_line(target, today)
+    return E.replace_line(body, target, [marked]), Outcome(op, "retired", line=marked, old_line=target)
+
+
 def _apply_one(body: str, op: Op, today: date) -> tuple[str, Outcome]:
+    if op.kind == "retire":
+        return _retire(body, op, today)
     line = E.format_entry(op.text, op.sources)
-    targets = E.find_entries(body, op.old) if op.kind in ("update", "supersede") and op.old else []
+    targets = _targets(body, op.old) if op.kind in ("update", "supersede") and op.old else []
     if op.kind == "supersede" and not targets:
         return body, Outcome(op, "refused", f"no entry matching {op.old!r} to supersede")
     if not targets:
@@ -191,7 +226,7 @@ def apply_file(
         body, archived = compact(doc.front, body)
         refusal = None if archived else rewrite_refusal(doc.body, body)  # compaction archives, it does not lose
         if refusal:
-            return [Outcome(o.op, "refused", refusal) if o.status in ("added", "updated", "superseded", "moved") else o for o in outcomes]
+            return [Outcome(o.op, "refused", refusal) if o.status in APPLIED else o for o in outcomes]
         if dry_run or body == doc.body:
             return outcomes
         if archived:

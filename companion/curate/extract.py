@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from companion.memory.records import Record
+from companion.curate import corrections as C
+from companion.curate import listen
 from companion.curate.dates import find_dates
 from companion.curate.ops import Op
 
@@ -17,6 +19,7 @@ _STOP = re.compile(
     re.I,
 )
 _TEMPORAL = re.compile(r"\s+(?:(?:last|this|next) (?:week|month|year|night|weekend)|yesterday|today|tonight|tomorrow|recently|lately|now)$", re.I)
+_ZH_END = re.compile(r"(?:了|啦|呢|吧|哦)+$")
 _ABBREV = re.compile(r"\b(St|Dr|Mr|Mrs|Ms|Prof|Jr|Sr|Mt|e\.g|i\.e|etc|vs)\.", re.I)
 _DOT = "\u2024"
 _TRAIL = " \t.,!?。！？，、;；:：\"'”"
@@ -39,11 +42,23 @@ class Rule:
 
 def _x(match: re.Match[str], group: str = "x") -> str:
     value = _STOP.sub("", match.group(group)).strip(_TRAIL)
-    return _TEMPORAL.sub("", value).strip(_TRAIL)
+    return _ZH_END.sub("", _TEMPORAL.sub("", value).strip(_TRAIL))
 
 
 def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+def _third(verb: str) -> str:
+    """'drink' -> 'drinks', 'teach' -> 'teaches', 'fly' -> 'flies' (the user, in the third person)."""
+    verb = verb.lower()
+    if verb == "have":
+        return "has"
+    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
 
 
 def _rule(p: str, file: str, section: str, render: Callable[[re.Match[str]], str], slot: str = "", flags: int = re.I) -> Rule:
@@ -54,10 +69,15 @@ RULES: list[Rule] = [
     # who the user is
     _rule(r"\b(?i:my name is) (?P<x>[^\W\d_][\w'-]{0,30}(?: [A-Z][\w'-]{0,30})?)", "USER.md", "Profile", lambda m: f"Name: {_x(m)}", "Name:", 0),
     _rule(r"\bI(?:'m| am) allergic to (?P<x>[^.!?]{2,80})", "USER.md", "Profile", lambda m: f"Allergic to {_x(m)}"),
-    _rule(r"\bI work (?P<p>as|at|for|in) (?P<x>[^.!?]{2,80})", "USER.md", "Profile", lambda m: f"Works {m.group('p').lower()} {_x(m)}", "Works "),
-    _rule(r"\bI(?:'m| am) (?P<x>(?:an? )?(?:[\w-]+ ){0,2}(?:" + _JOBS + r"))s?\b", "USER.md", "Profile", lambda m: f"Is {_x(m)}" if _x(m).lower().startswith(("a ", "an ")) else f"Is a {_x(m)}"),
+    _rule(r"\bI (?:now |currently |still )?work (?P<p>as|at|for|in) (?P<x>[^.!?]{2,80})", "USER.md", "Profile", lambda m: f"Works {m.group('p').lower()} {_x(m)}", "Works "),
+    _rule(r"\bI (?:now )?(?P<x>[a-z]+) for a living\b", "USER.md", "Profile", lambda m: f"{_cap(_third(m.group('x')))} for a living", "Works "),
+    _rule(r"\bI(?:'m| am) (?P<x>(?:an? )?(?:[\w-]+ ){0,2}(?:" + _JOBS + r"))s?\b", "USER.md", "Profile", lambda m: f"Is {_x(m)}" if _x(m).lower().startswith(("a ", "an ")) else f"Is a {_x(m)}", "Is a"),
+    _rule(r"\bI(?:'m| am) (?:now )?an? (?P<x>vegetarian|vegan|pescatarian)\b", "USER.md", "Profile", lambda m: f"Is a {_x(m).lower()}", "Is a vegetarian|Is a vegan|Is a pescatarian"),
     _rule(r"\bI (?:live|am living|'m living) in (?P<x>[^.!?]{2,60})", "USER.md", "Profile", lambda m: f"Lives in {_x(m)}", "Lives in"),
-    _rule(r"\bI(?:'ve| have)? (?:just )?moved to (?P<x>[^.!?]{2,60})", "USER.md", "Profile", lambda m: f"Lives in {_x(m)}", "Lives in"),
+    _rule(r"\b(?:I|we)(?:'ve| have)? (?:just |recently |finally )?moved (?:from [^.!?]{2,40}? )?to (?P<x>[^.!?]{2,60})", "USER.md", "Profile", lambda m: f"Lives in {_x(m)}", "Lives in"),
+    # negations keep their "not"
+    _rule(r"\bI (?P<n>don't|do not|never) (?P<v>eat|drink|smoke|own|drive|watch|use|wear|read|play|have|take|cook|buy) (?P<x>[^.!?]{2,60})", "USER.md", "Preferences",
+          lambda m: f"{'Never ' + _third(m.group('v')) if m.group('n').lower() == 'never' else 'Does not ' + m.group('v')} {_x(m)}"),
     _rule(r"\bI(?i:'m| am) (?i:from) (?P<x>[A-Z][^.!?]{1,60})", "USER.md", "Profile", lambda m: f"From {_x(m)}", "", 0),
     _rule(r"\b(?i:my (?P<r>" + _REL + r")(?:'s name)? is (?:called |named )?)(?P<x>[A-Z][\w'-]{1,30})", "USER.md", "Profile", lambda m: f"{_cap(m.group('r').lower())}: {_x(m)}", "", 0),
     _rule(r"\b(?i:I have an? (?P<r>" + _REL + r") (?:named|called) )(?P<x>[A-Z][\w'-]{1,30})", "USER.md", "Profile", lambda m: f"{_cap(m.group('r').lower())}: {_x(m)}", "", 0),
@@ -73,23 +93,22 @@ RULES: list[Rule] = [
     _rule(r"\b(?:please |can you |could you )?(?P<x>be (?:more|less) [a-z]+|(?:talk|speak|reply|answer|write) (?:more |less )?[a-z]+ly)\b", "SOUL.md", "Style", lambda m: _cap(_x(m))),
     # memory: decisions, corrections, interests, events
     _rule(r"\bI(?:'ve| have)? decided (?:to )?(?P<x>[^.!?]{3,120})", "MEMORY.md", "Decisions", lambda m: f"Decided to {_x(m)}"),
-    _rule(r"\bI said (?P<o>[^,.!?]{2,80}),? but (?:it's|it is|it was|actually|in fact) (?P<x>[^.!?]{2,80})", "MEMORY.md", "Corrections", lambda m: f"{_cap(_x(m))} (not {m.group('o').strip(_TRAIL)})"),
-    _rule(r"^(?:no|nope|actually|that's wrong|that is wrong|wrong)[,:!]+ (?:it's |it is |it was )?(?P<x>[^.!?]{3,120})", "MEMORY.md", "Corrections", lambda m: f"Correction: {_x(m)}"),
     _rule(r"\bI(?:'m| am) (?:interested in|into|learning|studying|reading about) (?P<x>[^.!?]{2,80})", "MEMORY.md", "Topics & Interests", lambda m: f"Interested in {_x(m)}"),
     # Chinese
     _rule(r"我(?:的名字)?叫(?P<x>[\u4e00-\u9fff]{1,4}|[A-Za-z]{1,20})(?![\u4e00-\u9fffA-Za-z])", "USER.md", "Profile", lambda m: f"名字：{_x(m)}", "名字：", 0),
     _rule(r"我对(?P<x>[^，。！？,.!?]{1,20})过敏", "USER.md", "Profile", lambda m: f"对{_x(m)}过敏", "", 0),
-    _rule(r"我是(?:一名|一个|一位)?(?P<x>[^，。！？,.!?]{0,8}(?:工程师|老师|教师|学生|医生|护士|程序员|设计师|律师|作家|经理|厨师|会计|研究员))", "USER.md", "Profile", lambda m: f"是{_x(m)}", "", 0),
+    _rule(r"我(?:现在)?是(?:一名|一个|一位)?(?P<x>[^，。！？,.!?]{0,8}(?:工程师|老师|教师|学生|医生|护士|程序员|设计师|律师|作家|经理|厨师|会计|研究员|翻译|记者|司机|警察|销售))", "USER.md", "Profile", lambda m: f"是{_x(m)}", "是", 0),
+    _rule(r"我(?:从|由)(?P<o>[^，。！？,.!?]{1,12})搬(?:到|去)了?(?P<x>[^，。！？,.!?了]{1,20})", "USER.md", "Profile", lambda m: f"住在{_x(m)}", "住在", 0),
+    _rule(r"我(?P<n>从不|从来不|不)(?P<v>吃|喝|抽|开|看|用|穿|玩)(?P<x>[^，。！？,.!?]{1,20})", "USER.md", "Preferences", lambda m: f"{m.group('n')}{m.group('v')}{_x(m)}", "", 0),
     _rule(r"我(?:现在)?住在(?P<x>[^，。！？,.!?]{1,20})", "USER.md", "Profile", lambda m: f"住在{_x(m)}", "住在", 0),
     _rule(r"我(?:现在)?在(?P<x>[^，。！？,.!?]{1,20})(?:工作|上班)", "USER.md", "Profile", lambda m: f"在{_x(m)}工作", "", 0),
-    _rule(r"我的(?P<r>" + _ZH_REL + r")叫(?P<x>[\u4e00-\u9fffA-Za-z]{1,12})", "USER.md", "Profile", lambda m: f"{m.group('r')}叫{_x(m)}", "", 0),
+    _rule(r"我的?(?P<r>" + _ZH_REL + r")叫(?P<x>[\u4e00-\u9fffA-Za-z]{1,12})", "USER.md", "Profile", lambda m: f"{m.group('r')}叫{_x(m)}", "", 0),
     _rule(r"我(?:很|非常|特别|最)?(?:喜欢|爱吃|爱)(?P<x>[^，。！？,.!?]{1,30})", "USER.md", "Preferences", lambda m: f"喜欢{_x(m)}", "", 0),
-    _rule(r"我(?:不喜欢|讨厌|不爱)(?P<x>[^，。！？,.!?]{1,30})", "USER.md", "Preferences", lambda m: f"不喜欢{_x(m)}", "", 0),
+    _rule(r"我(?P<n>不太喜欢|不喜欢|讨厌|不爱)(?P<x>[^，。！？,.!?]{1,30})", "USER.md", "Preferences", lambda m: f"{'不太喜欢' if m.group('n') == '不太喜欢' else '不喜欢'}{_x(m)}", "", 0),
     _rule(r"^(?:请你?)?(?:以后|总是|永远)(?:请你?)?(?P<x>[^。！？!?]{2,60})", "USER.md", "Instructions", lambda m: f"以后{_x(m)}", "", 0),
     _rule(r"(?:你就叫|就叫你|你的名字叫)(?P<x>[\u4e00-\u9fffA-Za-z]{1,12})", "SOUL.md", "Identity", lambda m: f"Name: {_x(m)}", "Name:", 0),
     _rule(r"(?P<x>(?:说话|回答|回复)(?:要|请)?(?:更|再)?(?:简洁|简短|详细|正式|随意|幽默)一?(?:点|些)?)", "SOUL.md", "Style", lambda m: _x(m), "", 0),
     _rule(r"我决定(?P<x>[^。！？!?]{2,60})", "MEMORY.md", "Decisions", lambda m: f"决定{_x(m)}", "", 0),
-    _rule(r"(?:我说错了|不对)[，,：:]\s*(?:应该是|是)?(?P<x>[^。！？!?]{2,60})", "MEMORY.md", "Corrections", lambda m: f"更正：{_x(m)}", "", 0),
     _rule(r"我(?:在学|正在学)(?P<x>[^，。！？,.!?]{1,20})", "MEMORY.md", "Topics & Interests", lambda m: f"在学{_x(m)}", "", 0),
     _rule(r"我对(?P<x>[^，。！？,.!?]{1,20})感兴趣", "MEMORY.md", "Topics & Interests", lambda m: f"对{_x(m)}感兴趣", "", 0),
 ]
@@ -134,7 +153,8 @@ def _plan(sentence: str, record: Record) -> Op | None:
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|「[^」]*」|『[^』]*』|‘[^’]*’|(?<![\w])'[^']*'(?![\w])")
 _REPORTED = re.compile(
     r"\b(?:said|says|wrote|writes|told|tells|asked|asks|replied|read|reads|posted|texted)\b[^:：]*[:：].*$"
-    r"|(?:说|写道|告诉[^:：]{0,10}|问)[:：].*$",
+    r"|\b(?:you|he|she|they) (?:said|say|told me|tell me|think|thought|mentioned|claimed|claim)\b.*$"
+    r"|(?:说|写道|告诉[^:：]{0,10}|问)[:：].*$|你(?:说过|说|提到过?)[^。！？]*",
     re.I,
 )
 
@@ -153,24 +173,122 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(protected) if s and s.strip()]
 
 
-def extract(records: list[Record]) -> list[Op]:
-    """Ops from the user's own statements, in the order they were said."""
+_CLAUSE_EN = re.compile(
+    r"(?:,\s*|;\s*|\s+)(?:(?:and|but|so|also|plus|and also|while|though)\s+)?(?=(?:I|I'm|I've|I'd|I'll|my|we)\b)"
+)
+_CLAUSE_ZH = re.compile(r"[，,；;]\s*(?:而且|并且|还有|但是|不过|可是|所以|同时)?")
+_ZH_SUBJECT = re.compile(r"^(?:我|你|他|她|它|我们|这|那|[\w]{1,4}(?:说|觉得))")
+_QUESTION = re.compile(r"[?？]\s*$")
+MAX_STANDING_SENTENCES = 6  # a longer message is a paste, not a request about how to behave
+
+
+def clauses(sentence: str) -> list[str]:
+    """A compound statement split where a new subject starts ("I live in Lyon and I work as a baker");
+    a Chinese clause without a subject keeps the sentence's "我"."""
+    if re.search(r"[\u4e00-\u9fff]", sentence):
+        parts = [p.strip() for p in _CLAUSE_ZH.split(sentence) if p and p.strip()]
+        if parts and parts[0].startswith("我"):
+            parts = [parts[0]] + [p if _ZH_SUBJECT.match(p) else "我" + p for p in parts[1:]]
+        return parts
+    parts = [p.strip() for p in _CLAUSE_EN.split(sentence) if p and p.strip()]
+    return parts or [sentence]
+
+
+def _rule_ops(clause: str, record: Record, standing: bool) -> list[Op]:
+    ops = []
+    for rule in RULES:
+        if not standing and (rule.file == "SOUL.md" or rule.section == "Instructions"):
+            continue
+        match = rule.pattern.search(clause)
+        if match:
+            text = rule.render(match).replace(_DOT, ".").strip(_TRAIL)
+            if text:
+                ops.append(Op("update" if rule.slot else "add", rule.file, rule.section, text, [record.id], old=rule.slot, origin="rule"))
+    return ops
+
+
+class _Listener:
+    """Reads one user's statements in order, remembering recent ones so a later correction finds them."""
+
+    def __init__(self, standing: bool = True) -> None:
+        self.recent: list[tuple[str, list[Op]]] = []
+        self.standing = standing
+
+    def statement_ops(self, clause: str, record: Record) -> list[Op]:
+        ops = _rule_ops(clause, record, self.standing)
+        if ops:
+            self.recent.append((clause, ops))
+        return ops
+
+    def correct(self, fix: C.Correction, record: Record) -> list[Op]:
+        new_ops = _rule_ops(fix.new, record, self.standing)
+        base: tuple[str, list[Op]] | None = None
+        if fix.old:
+            old_ops = _rule_ops(fix.old, record, self.standing)
+            base = (fix.old, old_ops) if old_ops else next(((c, o) for c, o in reversed(self.recent) if fix.old in c), None)
+        elif self.recent:
+            base = self.recent[-1]
+        if not new_ops and base is not None:
+            new_ops = _rule_ops(C.replace_value(base[0], fix.new, fix.old if base[0] != fix.old else None), record, self.standing)
+        result = []
+        for op in new_ops:
+            old = next((o.text for o in (base[1] if base else []) if o.file == op.file and o.text != op.text), "")
+            if not old and fix.old and not _rule_ops(fix.old, record, self.standing):
+                old = C.replace_value(op.text, fix.old)
+            result.append(Op("update", op.file, op.section, op.text, op.sources, old=old or op.old, origin="rule"))
+        if result:
+            self.recent.append((fix.new, result))
+        elif fix.old and base is None:  # "I said Tuesday but it's Wednesday": keep the correction itself
+            result.append(Op("add", "MEMORY.md", "Corrections", f"{_cap(fix.new.strip(_TRAIL))} (not {fix.old.strip(_TRAIL)})", [record.id], origin="rule"))
+        return result
+
+    def read(self, record: Record) -> list[Op]:
+        text = own_words(listen.own_part(record.text[:MAX_RULE_CHARS]))
+        said = sentences(text)
+        standing = self.standing
+        self.standing = standing and len(said) <= MAX_STANDING_SENTENCES
+        mocking = listen.sarcastic(text)
+        ops: list[Op] = []
+        for sentence in said:
+            if _QUESTION.search(sentence) or listen.sarcastic(sentence):
+                continue
+            ops.extend(self._sentence(sentence, record))
+        self.standing = standing
+        return [op for op in ops if not (mocking and op.section == "Preferences")]
+
+    def _sentence(self, sentence: str, record: Record) -> list[Op]:
+        fix = C.correction(sentence)
+        if fix is not None and not listen.hedged(sentence):
+            return self.correct(fix, record)
+        ops: list[Op] = []
+        before = ""
+        for clause in clauses(sentence):
+            scope = before + " " + clause
+            before = scope
+            if listen.hedged(scope) or listen.hypothetical(scope):
+                continue
+            activity = C.retired(clause)
+            if activity is not None or listen.past_habit(clause):
+                if activity:
+                    ops.extend(Op("retire", f, "", activity, [record.id], old=activity, origin="rule") for f in ("USER.md", "MEMORY.md"))
+                continue
+            found = self.statement_ops(clause, record)
+            ops.extend(found)
+            plan = _plan(clause, record)
+            if plan is not None and not (found and plan.text.endswith(found[-1].text)):
+                ops.append(plan)
+        return ops
+
+
+def extract(records: list[Record], context: list[Record] | None = None) -> list[Op]:
+    """Ops from the user's own statements, in the order they were said. `context`: earlier records
+    (not extracted again) that a correction in `records` may refer to."""
+    listener = _Listener()
+    for record in context or []:
+        if record.role == "user":
+            listener.read(record)
     ops: list[Op] = []
     for record in records:
-        if record.role != "user":
-            continue
-        for sentence in sentences(own_words(record.text[:MAX_RULE_CHARS])):
-            matched = False
-            for rule in RULES:
-                match = rule.pattern.search(sentence)
-                if not match:
-                    continue
-                text = rule.render(match).replace(_DOT, ".").strip(_TRAIL)
-                if text:
-                    kind = "update" if rule.slot else "add"
-                    ops.append(Op(kind, rule.file, rule.section, text, [record.id], old=rule.slot, origin="rule"))
-                    matched = True
-            plan = _plan(sentence, record)
-            if plan is not None and not (matched and plan.text.endswith(ops[-1].text)):
-                ops.append(plan)
+        if record.role == "user":
+            ops.extend(listener.read(record))
     return ops

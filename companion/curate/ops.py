@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-KINDS = ("add", "update", "supersede", "none")
+KINDS = ("add", "update", "supersede", "retire", "none")  # retire: mark an entry superseded, add nothing
 MIN_TEXT, MAX_TEXT = 5, 200
+APPLIED = ("added", "updated", "superseded", "retired", "merged", "moved")  # outcomes that changed a file
 
 # The sections each file's distiller may write to; the first one is the fallback.
 SECTIONS: dict[str, tuple[str, ...]] = {
@@ -37,7 +38,7 @@ class Outcome:
     """What became of an Op: applied (added/updated/superseded) or refused with a reason."""
 
     op: Op
-    status: str  # added | updated | superseded | refused | skipped
+    status: str  # added | updated | superseded | retired | merged | moved | refused | skipped
     reason: str = ""
     line: str = ""  # the exact line written (for undo)
     old_line: str = ""  # the line it replaced (update/supersede)

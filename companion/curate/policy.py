@@ -18,7 +18,8 @@ The policy, in order:
    hedge explicitly ("Might like opera (unsure)") is fine.
 5. An entry is one short statement (5-200 characters, CJK counted double, at least 3 letters).
 6. The persona (SOUL.md) and standing instructions (USER.md Instructions) change only from the
-   user's direct request: never from learning, and never when the grounding words are pasted.
+   user's direct request: what learning and the night infer needs the user's own words as
+   grounds, and pasted or quoted words never count.
 7. One fact lives in one place: a duplicate of an active entry in USER.md or MEMORY.md is refused.
 """
 
@@ -63,7 +64,7 @@ class Code(str, Enum):
 
 
 EXPLICIT = frozenset({Actor.REMEMBER, Actor.USER, Actor.IMPORT})
-DIRECT = frozenset({Actor.REMEMBER, Actor.BOOTSTRAP, Actor.USER, Actor.IMPORT, Actor.TOOL, Actor.SLEEP})
+INFERRED = frozenset({Actor.LEARN, Actor.SLEEP})  # read from the conversation: need the user's words as grounds
 
 
 @dataclass(frozen=True)
@@ -147,7 +148,7 @@ def decide(proposal: Proposal, existing: Mapping[str, str] | None = None) -> Dec
         return decision
     text = decision.text
     if _standing(proposal):
-        if proposal.actor not in DIRECT:
+        if proposal.actor in INFERRED and proposal.grounds is None:
             return _refuse(Code.PERSONA, text, "the persona and standing instructions change only when the user asks directly")
         if proposal.grounds is not None and not listen.direct_request(proposal.grounds):
             return _refuse(Code.PERSONA, text, "it comes from pasted or quoted text, not from the user's own request")

@@ -44,14 +44,15 @@ _FIRST_PERSON = [
     (re.compile(r"\bme\b", re.I), "the user"),
     (re.compile(r"\bI\b"), "the user"),
     (re.compile(r"我的"), "用户的"),
-    (re.compile(r"我"), "用户"),
+    (re.compile(r"我(?!们)"), "用户"),  # "我们" (we) stays: the household, not the user alone
 ]
 
 
 @dataclass(frozen=True)
 class MemoryRequest:
     kind: str  # "remember" | "forget"
-    text: str
+    text: str  # in the third person ("The user's sister is Lea"), or what to forget
+    said: str = ""  # the fact in the user's own words ("my sister is Lea")
 
 
 def _clean(text: str) -> str:
@@ -82,7 +83,7 @@ def memory_request(message: str) -> MemoryRequest | None:
         match = pattern.match(message)
         if match:
             fact = _clean(match.group("fact"))
-            return MemoryRequest("remember", third_person(fact)) if fact else None
+            return MemoryRequest("remember", third_person(fact), fact) if fact else None
     for pattern in _FORGET:
         match = pattern.match(message)
         if match:

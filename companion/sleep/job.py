@@ -27,6 +27,7 @@ from companion.sleep.report import ReportStore, SleepReport, new_report_id
 log = logging.getLogger(__name__)
 
 FILES = ("USER.md", "MEMORY.md", "SOUL.md")
+EXTRACT_CONTEXT = 6  # earlier records of the day a correction may refer to
 Progress = Callable[[str], None]
 
 
@@ -145,7 +146,9 @@ class SleepJob:
         ctx = Context({r.id: r for r in pending.records}, today)
         new = conversational(pending.new)
         proposed: dict[str, list[Op]] = {name: [] for name in FILES}
-        for op in rules.extract(new):
+        first_new = min((r.seq for r in new), default=0)
+        earlier = conversational([r for r in pending.records if r.seq < first_new])[-EXTRACT_CONTEXT:]
+        for op in rules.extract(new, context=earlier):
             proposed[op.file].append(op)
         outcomes: list[Outcome] = []
         if self.backend is not None and new:

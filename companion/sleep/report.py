@@ -14,12 +14,11 @@ from companion.atomic import atomic_write
 from companion.memory.longterm import LongTermStore
 from companion.paths import Home
 from companion.memory import entries as E
-from companion.curate.ops import Outcome
+from companion.curate.ops import APPLIED, Outcome
 
 log = logging.getLogger(__name__)
 
 REPORT_VERSION = 1
-APPLIED = ("added", "updated", "superseded", "moved")
 
 
 @dataclass
@@ -77,7 +76,9 @@ class SleepReport:
             lines.append(f"## {file}")
             for outcome in mine:
                 src = ", ".join(outcome.op.sources)
-                if outcome.status in APPLIED:
+                if outcome.status in ("retired", "merged"):
+                    lines.append(f"- {outcome.status}: {E.entry_text(outcome.old_line)} ({outcome.reason or 'no longer true'}) [{src}]")
+                elif outcome.status in APPLIED:
                     extra = f" (was: {E.entry_text(outcome.old_line)})" if outcome.old_line and outcome.status != "moved" else ""
                     lines.append(f"- {outcome.status}: {outcome.op.text}{extra} [{src}]")
                 elif outcome.status == "archived":
@@ -168,6 +169,11 @@ def undo_entry(store: LongTermStore, report: SleepReport, index: int) -> str:
     if outcome.line not in lines:
         report.undone.append(index)
         return f"The entry is no longer in {name} (it was edited or removed)."
+    if outcome.status in ("retired", "merged"):  # the entry was only marked: unmark it
+        body = E.replace_line(body, outcome.line, [outcome.old_line])
+        store.write(name, doc.with_body(body), doc.sha, actor="user")
+        report.undone.append(index)
+        return f"Undone in {name}: {E.entry_text(outcome.old_line)} is active again"
     body = E.remove_line(body, outcome.line)
     if outcome.old_line:
         marked = next((l for l in body.splitlines() if E.is_superseded(l) and E.entry_text(l) == E.entry_text(outcome.old_line)), None)

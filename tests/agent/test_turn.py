@@ -79,20 +79,24 @@ def test_history_is_dropped_in_blocks_so_the_prefix_stays_stable(home, clock):
 
 def test_remember_is_written_by_rule_with_a_citation(agent, scripted):
     events = run(agent, "Remember that my sister is called Lea.")
-    memory = agent.store.read("MEMORY.md").body
-    assert "- The user's sister is called Lea (2026-11-29#1)" in memory
+    assert "- Sister: Lea (2026-11-29#1)" in agent.store.read("USER.md").body  # a profile fact goes to the profile
     assert any(e.kind == "memory" for e in events)
     assert "Saved to long-term memory" in scripted.prompts[-1][-1]["content"]
+    run(agent, "remember that we adopted a cat in 2019")
+    assert "- We adopted a cat in 2019 (2026-11-29#" in agent.store.read("MEMORY.md").body
     run(agent, "remember that my sister is called Lea")
-    assert agent.store.read("MEMORY.md").body.count("sister is called Lea") == 1
+    both = agent.store.read("USER.md").body + agent.store.read("MEMORY.md").body
+    assert both.count("Lea") == 1
 
 
 def test_chinese_remember_and_forget(agent):
     run(agent, "记住我喜欢喝咖啡")
-    assert "用户喜欢喝咖啡" in agent.store.read("MEMORY.md").body
+    assert "- 喜欢喝咖啡 (2026-11-29#1)" in agent.store.read("USER.md").body
+    run(agent, "记住我们明年要去日本")
+    assert "- 我们明年要去日本 (2026-11-29#" in agent.store.read("MEMORY.md").body
     run(agent, "忘记喜欢喝咖啡")
-    assert "咖啡" not in agent.store.read("MEMORY.md").body
-    assert any("咖啡" in v.read() for v in agent.store.history.versions("MEMORY.md"))
+    assert "咖啡" not in agent.store.read("USER.md").body
+    assert any("咖啡" in v.read() for v in agent.store.history.versions("USER.md"))
 
 
 def test_secrets_are_not_remembered(agent):

@@ -105,7 +105,7 @@ def test_sections_existing_sensible_or_fallback(store: LongTermStore) -> None:
 
 
 def test_update_keeps_the_old_entry_marked_superseded(store: LongTermStore) -> None:
-    ctx = _ctx("I live in Paris", "I moved to Berlin")
+    ctx = _ctx("I live in Paris", "I moved to Berlin", "I moved back to Paris")
     apply_file(store, "USER.md", [_add("Lives in Paris", "USER.md", "Profile")], ctx)
     update = Op("update", "USER.md", "Profile", "Lives in Berlin", ["2024-05-13#2"], old="Lives in")
     out = apply_file(store, "USER.md", [update], ctx)
@@ -113,8 +113,11 @@ def test_update_keeps_the_old_entry_marked_superseded(store: LongTermStore) -> N
     body = store.read("USER.md").body
     assert "- ~~Lives in Paris~~ (2024-05-13#1) — superseded 2024-05-14\n- Lives in Berlin (2024-05-13#2)" in body
     # moving back is not a duplicate of a superseded entry
-    back = Op("update", "USER.md", "Profile", "Lives in Paris", ["2024-05-13#1"], old="Lives in")
+    back = Op("update", "USER.md", "Profile", "Lives in Paris", ["2024-05-13#3"], old="Lives in")
     assert apply_file(store, "USER.md", [back], ctx)[0].status == "updated"
+    # ...but the night does not bring back what the same message said and a correction replaced
+    again = Op("add", "USER.md", "Profile", "Lives in Berlin", ["2024-05-13#2"])
+    assert "since corrected" in apply_file(store, "USER.md", [again], ctx)[0].reason
 
 
 def test_update_without_a_match_is_an_add_and_supersede_needs_one(store: LongTermStore) -> None:

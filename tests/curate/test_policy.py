@@ -57,6 +57,7 @@ def test_persona_changes_come_only_from_a_direct_request() -> None:
     assert decide(Proposal("Be more concise", "SOUL.md", Actor.SLEEP, "Style", "Please be more concise.")).accepted
     instruction = Proposal("Always answer in French", "USER.md", Actor.LEARN, "Instructions")
     assert decide(instruction).code is Code.PERSONA
+    assert decide(Proposal("Always answer in French", "USER.md", Actor.LEARN, "Instructions", "Always answer in French.")).accepted
 
 
 def test_shape_is_checked() -> None:

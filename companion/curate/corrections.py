@@ -1,0 +1,115 @@
+"""What a statement takes back: self-corrections ("sorry, I meant Lille", "不是上海，是杭州") and
+past habits ("I don't teach anymore", "我以前住在广州"), read by rule in English and Chinese."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_EN_LEAD = r"^(?:(?:sorry|oops|wait|no|nope|oh|ah|hmm|my bad|sorry to confuse you)[,!.]?\s+)*"
+_EN_MEANT = re.compile(
+    _EN_LEAD + r"(?:I meant(?: to say)?|I mean|it'?s actually|actually,? it'?s|actually|correction:|it is actually|make that|rather)"
+    r"\s*:?\s+(?P<x>.+?)(?:,?\s+not\s+(?P<o>[^,.!?]+?))?[.!]*$",
+    re.I,
+)
+_EN_SAID = re.compile(
+    r"^I (?:said|told you|wrote)(?: that)? (?P<o>.+?),? but (?:it'?s |it is |it was |that'?s )?(?:actually |in fact |really )?(?P<x>.+?)[.!]*$", re.I
+)
+_EN_NOT_TAIL = re.compile(r"^(?P<x>.+?),\s+not\s+(?P<o>[A-Z][\w'-]*(?: [A-Z][\w'-]*)*|[\w'-]+)[.!]*$")
+_ZH_NOT_IS = re.compile(r"^(?P<pre>我)?不是(?P<o>[^，,。]+)[，,]\s*(?:而)?是(?P<x>[^，,。！]+)[。！]*$")
+_ZH_WRONG = re.compile(r"^(?P<o>[^，,]+)[，,]\s*(?:不对|错了|说错了|不是)[，,]\s*(?:应该|其实)?是(?P<x>[^，,。！]+)[。！]*$")
+_ZH_LEAD = re.compile(r"^(?:我说错了|说错了|不对|更正|纠正一下|抱歉|不好意思)[，,：:。!！\s]*")
+_ZH_TAIL = re.compile(r"^(?P<x>.+?)[，,]\s*(?:而)?不是(?P<o>[^，,。]+)[。！]*$")
+_ZH_MEANT = re.compile(r"^(?:我是说|我的意思是|应该是|其实是|是)(?P<x>[^，,。！]+)[。！]*$")
+_ARTICLES = {"a", "an", "the"}
+
+
+@dataclass(frozen=True)
+class Correction:
+    """`new` replaces `old` (either may be a whole clause or just the corrected value)."""
+
+    new: str
+    old: str | None
+
+
+def correction(sentence: str) -> Correction | None:
+    """The correction a sentence makes, if it is one."""
+    text = sentence.strip()
+    if _CJK.search(text):
+        lead = _ZH_LEAD.match(text)
+        rest = text[lead.end():] if lead else text
+        for pattern in (_ZH_NOT_IS, _ZH_WRONG):
+            match = pattern.match(rest)
+            if match:
+                pre = match.groupdict().get("pre") or ""
+                return Correction(pre + match.group("x"), pre + match.group("o"))
+        match = _ZH_TAIL.match(rest)
+        if match:
+            return Correction(match.group("x"), match.group("o"))
+        match = _ZH_MEANT.match(rest)
+        if match and lead:
+            return Correction(match.group("x"), None)
+        return Correction(rest, None) if lead and rest else None
+    for pattern in (_EN_SAID, _EN_MEANT):
+        match = pattern.match(text)
+        if match:
+            return Correction(match.group("x").strip(), (match.group("o") or "").strip() or None)
+    match = _EN_NOT_TAIL.match(text)
+    if match and len(match.group("x").split()) >= 3:
+        return Correction(match.group("x"), match.group("o"))
+    return None
+
+
+def replace_value(clause: str, new: str, old: str | None = None) -> str:
+    """`clause` with its value changed: `old` replaced by `new`, or else its last words/characters."""
+    if old and old in clause:
+        at = clause.rfind(old)
+        return clause[:at] + new + clause[at + len(old):]
+    if _CJK.search(clause) and not " " in clause.strip():
+        return clause[: max(0, len(clause) - len(new))] + new
+    words = clause.rstrip(" .!").split()
+    new_words = new.split()
+    if new[:1].isupper():
+        count = 0
+        while count < len(words) - 1 and words[-1 - count][:1].isupper():
+            count += 1
+        count = max(count, 1)
+    else:
+        count = len(new_words)
+        if new_words and new_words[0].lower() in _ARTICLES and len(words) > count and words[-count].lower() not in _ARTICLES:
+            count -= 1
+            new = " ".join(new_words[1:])
+    return " ".join(words[: len(words) - count] + [new])
+
+
+_EN_PAST = re.compile(
+    r"\b(?:I )?(?:used to|no longer|stopped|quit|gave up(?: on)?)\s+(?P<a>[^,.!?;]+)"
+    r"|\bI (?:don'?t|do not|am not|'m not|won'?t)\s+(?P<b>[^,.!?;]+?)\s+(?:any ?more|any longer)\b",
+    re.I,
+)
+_ZH_PAST = re.compile(r"(?:不再|已经不|早就不)(?P<a>[^，。！,.了]{2,10})|不(?P<b>[^，。！,.了]{2,10})了|(?:以前|曾经)(?P<c>[^，。！,.]{2,12})")
+_SKIP = {"my", "the", "a", "an", "to", "at", "in", "on", "job", "be", "being", "any", "more", "was", "am", "like", "really", "much", "it", "that"}
+_ZH_FILLER = re.compile(r"^(?:当|做|很|也|都|经常|常常|还|是)+")
+_WORD = re.compile(r"[a-z']+")
+
+
+def retired(clause: str) -> str | None:
+    """What a past-habit clause says the user no longer does ("teach", "住在广州"), or None."""
+    match = (_ZH_PAST if _CJK.search(clause) else _EN_PAST).search(clause)
+    if not match:
+        return None
+    activity = next(g for g in match.groups() if g)
+    if _CJK.search(activity):
+        activity = _ZH_FILLER.sub("", activity)
+        return activity if len(activity) >= 2 else None
+    keys = [w for w in _WORD.findall(activity.lower()) if w not in _SKIP and len(w) >= 3]
+    return " ".join(keys) or None
+
+
+def retires(activity: str, entry: str) -> bool:
+    """Whether an entry states the activity ("teach" -> "Is a teacher", "live paris" -> "Lives in Paris")."""
+    if _CJK.search(activity):
+        return activity in entry
+    words = _WORD.findall(entry.lower())
+    return all(any(w.startswith(key[:4]) for w in words) for key in activity.split())
