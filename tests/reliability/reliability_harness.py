@@ -209,8 +209,11 @@ class LongTermLoop:
             requests.remember(fact(n), f"2026-11-29#{n + 1}")
             ack(f"fact {n}")
             if n % 3 == 0:
-                tools.run(ToolCall("context_update", {"file": "USER.md", "action": "replace_section",
-                                                      "section": "## Notes", "content": f"- counter {n}"}))
+                result = tools.run(ToolCall("context_update", {"file": "USER.md", "action": "replace_section",
+                                                               "section": "## Notes", "content": f"- counter {n}"}))
+                if result.proposed:  # a section rewrite waits for the user's approval: approve it
+                    result = tools.apply(result)
+                assert result.changed, result.output
                 ack(f"counter {n}")
             n += 1
 
