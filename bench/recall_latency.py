@@ -1,10 +1,14 @@
 """Search index at scale: build time, incremental update cost, recall latency on 10 years of day logs.
 
-    python bench/recall_latency.py [--days 3650] [--per-day 56]
+    python bench/recall_latency.py [--days 3650] [--per-day 56] [--model PATH] [--dataset EVAL.json]
 
 Writes a synthetic home in a temporary folder (day logs written directly in the day-log format),
 then prints: build seconds, items/s, index size, cost per appended record (append + refresh),
-and search latency p50/p95 over English, Chinese, typo and 'lately' queries.
+search latency p50/p95 over English, Chinese, typo and 'lately' queries, and the whole recall
+step (index refresh check, search, packing into the budget) as a turn runs it, with tokens counted
+by the model's tokenizer (the embedded model unless --model; the estimate when none is installed).
+--dataset instead times the recall step on an eval conversation's questions (e.g. a converted
+LoCoMo conversation).
 """
 
 from __future__ import annotations
@@ -21,6 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from companion.agent.recall import pack  # noqa: E402
+from companion.agent.turn import Agent  # noqa: E402
+from companion.evaluation.harness import _Clock, ingest, load_dataset  # noqa: E402
+from companion.llm.default_model import default_model_path  # noqa: E402
 from companion.memory.daylog import DayLog  # noqa: E402
 from companion.memory.search import RankSettings, SearchQuery, SearchIndex, search  # noqa: E402
 from companion.memory.setup import ensure_home  # noqa: E402
@@ -63,11 +71,65 @@ def write_home(home: Home, days: int, per_day: int, seed: int = 3) -> int:
     return total
 
 
+def tokenizer(model: str | None) -> tuple[str, object | None]:
+    path = Path(model) if model else default_model_path()
+    if path is None:
+        return "the estimate (no model installed)", None
+    from companion.llm.llama import LlamaBackend
+
+    return f"the tokenizer of {path.name}", LlamaBackend(path, n_ctx=2048, n_threads=1)
+
+
+def step_times(agent: Agent, queries: list[str], rounds: int, budget: int) -> list[float]:
+    """The recall step as a turn runs it: refresh check, search, packing with the model's tokenizer."""
+    agent.settings.memory.prompt_budget_tokens = budget
+    times = []
+    for _round in range(rounds):
+        for query in queries:
+            started = time.perf_counter()
+            hits = agent.recall.hits_for(query, history=False)
+            pack(hits, agent.memory_fit().recall_budget, agent.count_tokens)
+            times.append((time.perf_counter() - started) * 1000)
+    return sorted(times)
+
+
+def report(name: str, times: list[float]) -> None:
+    p95 = times[max(0, int(len(times) * 0.95) - 1)]
+    print(f"{name}: p50 {statistics.median(times):.1f} ms  p95 {p95:.1f} ms  max {times[-1]:.1f} ms")
+
+
+def agent_for(home: Home, backend: object | None, today: date) -> Agent:
+    now = datetime.combine(today, datetime.min.time().replace(hour=12)).astimezone()
+    agent = Agent(home, backend, clock=lambda: now)  # type: ignore[arg-type]
+    agent.recall.ready.wait()
+    agent.memory_fit()
+    return agent
+
+
+def on_dataset(path: Path, model: str | None) -> None:
+    dataset = load_dataset(path)
+    counting, backend = tokenizer(model)
+    with tempfile.TemporaryDirectory() as folder:
+        home = Home(Path(folder))
+        ensure_home(home)
+        ingest(home, dataset, _Clock())
+        agent = agent_for(home, backend, max(q.asked_on for q in dataset.questions))
+        print(f"{dataset.name}: {len(dataset.questions)} questions, {agent.recall.index.count()} items; tokens: {counting}")
+        for budget in (512, 1024, 2048):
+            report(f"recall step at {budget} tokens", step_times(agent, [q.question for q in dataset.questions], 1, budget))
+        agent.recall.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--days", type=int, default=3650)
     parser.add_argument("--per-day", type=int, default=56)
+    parser.add_argument("--model", help="GGUF whose tokenizer counts tokens (default: the embedded model)")
+    parser.add_argument("--dataset", type=Path, help="time the recall step on this eval dataset's questions instead")
     args = parser.parse_args()
+    if args.dataset:
+        on_dataset(args.dataset, args.model)
+        return
     with tempfile.TemporaryDirectory() as folder:
         home = Home(Path(folder))
         ensure_home(home)
@@ -104,10 +166,14 @@ def main() -> None:
                     search(index, SearchQuery(query, k=40, today=date.today()), settings)
                     times.append((time.perf_counter() - started) * 1000)
             times.sort()
-            p50 = statistics.median(times)
-            p95 = times[int(len(times) * 0.95) - 1]
-            print(f"search ({name}, k=40): p50 {p50:.1f} ms  p95 {p95:.1f} ms  max {times[-1]:.1f} ms")
+            report(f"search ({name}, k=40)", times)
         index.close()
+        counting, backend = tokenizer(args.model)
+        agent = agent_for(home, backend, date.today())
+        print(f"whole recall step, tokens counted with {counting}:")
+        for budget in (512, 1024, 2048):
+            report(f"  budget {budget}", step_times(agent, QUERIES, 5, budget))
+        agent.recall.close()
 
 
 if __name__ == "__main__":

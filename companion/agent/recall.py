@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 HEADER = "Memories that may help (dated; older ones may be out of date):"
 MAX_SNIPPET_TOKENS = 90
 MIN_LINE_TOKENS = 16  # less room than this left in the budget: no line fits, stop trying
+LINE_PREFIX_TOKENS = 12  # about what "- [13 September 2023, user] " costs
 STARTUP_WAIT_S = 5.0
 MIN_RELEVANCE = 0.05  # of the best match: weaker matches are noise, not memories
 _TRIVIAL = re.compile(
@@ -154,8 +155,13 @@ def pack(hits: list[Hit], budget: int, count: Callable[[str], int]) -> Packed:
     for hit in hits:
         if budget - used < MIN_LINE_TOKENS:
             break
-        line = snippet_line(hit, best_excerpt(hit_text(hit), hit.terms, count, min(MAX_SNIPPET_TOKENS, budget - used - 12)))
+        text = " ".join(hit_text(hit).split())
+        room = min(MAX_SNIPPET_TOKENS, budget - used - LINE_PREFIX_TOKENS)
+        line = snippet_line(hit, text)
         cost = count(line) + 1  # and the newline before it
+        if cost > room + LINE_PREFIX_TOKENS:  # a long turn: its matching sentences
+            line = snippet_line(hit, best_excerpt(text, hit.terms, count, room))
+            cost = count(line) + 1
         if used + cost <= budget:
             lines.append(line)
             chosen.append(hit)

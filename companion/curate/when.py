@@ -384,9 +384,14 @@ def _r_ago(m: re.Match[str], day: date) -> str | None:
     return str(day.year - n)
 
 
+_ANY_RELATIVE = re.compile("|".join(f"(?:{p.pattern})" for p, _ in _RELATIVE), re.I)
+
+
 def spell_out(text: str, day: date) -> str:
     """`text` said on `day`, with its relative dates followed by the date they mean:
     'yesterday' -> 'yesterday [7 May 2023]'."""
+    if not _ANY_RELATIVE.search(text):  # most turns: one pass instead of one per expression
+        return text
     found: list[tuple[int, int, str]] = []
     for pattern, render in _RELATIVE:
         for match in pattern.finditer(text):

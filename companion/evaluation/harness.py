@@ -247,13 +247,16 @@ def ask_baseline(agent: Agent, question: Question, clock: _Clock, budget: int) -
     terms = query_terms(question.question)
     candidates = agent.recall.index.match(dict.fromkeys(terms, 1.0), kinds=("turn",), limit=100) if terms else []
     lines = [HEADER]
+    used = agent.count_tokens(HEADER)
     present: set[str] = set()
     shown: list[str] = []
-    for candidate in candidates:
+    for candidate in candidates:  # each line counted once, as recall packs
         hit = Hit(candidate.item, candidate.relevance, candidate.relevance)
         line = snippet_line(hit, " ".join(candidate.item.text.split()))
-        if agent.count_tokens("\n".join(lines + [line])) <= budget:
+        cost = agent.count_tokens(line) + 1
+        if used + cost <= budget:
             lines.append(line)
+            used += cost
             present.add(candidate.item.locator)
             shown.append(candidate.item.locator)
     seconds = time.perf_counter() - started

@@ -10,6 +10,7 @@ from companion.memory.search.tokenize import estimate_tokens, index_terms, query
 def test_english_words_are_lowercased_stemmed_and_stopwords_dropped():
     assert index_terms("The Cats were RUNNING to cafés") == ["cat", "run", "café"]
     assert query_terms("what is my cat's name") == ["cat", "name"]
+    assert query_terms("Melanie's kids") == ["melanie", "kid"] and index_terms("Melanie's") == ["melanie"]
 
 
 def test_stemmer_keeps_short_words_and_common_endings_apart():

@@ -22,7 +22,7 @@ from companion.paths import LONG_TERM_FILES, Home
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: possessives index as their word ("Anna's" is anna)
 INDEX_FILE = "search.sqlite3"
 _HEAD_BYTES = 4096
 T = TypeVar("T")

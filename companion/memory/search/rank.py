@@ -20,6 +20,11 @@ _RECENT = re.compile(
     re.I,
 )
 DECAY_MODES = ("none", "multiply", "blend")
+# how a question is phrased, not what it is about (as query terms, i.e. stemmed)
+QUESTION_WORDS = frozenset(query_terms(
+    "how many much kind kinds type types sort way ways ever both some any often usually happen happened "
+    "something anything thing things"
+))
 
 
 @dataclass
@@ -36,6 +41,9 @@ class RankSettings:
     day_weight: float = 0.5  # a query naming a time ("in May", "last week"): items from then gain this share
     neighbour_weight: float = 0.5  # a turn beside a match (the reply to a question) gets this share of its score
     neighbour_hits: int = 20  # ...for the best this many matches
+    word_families: bool = True  # a long, rarely found word also finds words sharing its first letters...
+    family_below: int = 10  # ...when fewer items than this hold the word itself (more: the family is noise)
+    question_words: bool = True  # words that phrase a question ("how many", "what kind") are not searched for
     typo_terms: int = 2  # near terms added for a query word the index does not know
     common_term_share: float = 0.05  # a query word found in more than this share of items...
     common_term_floor: int = 5000  # ...and in more items than this is dropped when rarer words remain
@@ -105,8 +113,10 @@ def expand_terms(index: SearchIndex, terms: list[str], settings: RankSettings) -
         near = index.near_terms(term, settings.typo_terms) if counts.get(term, 0) == 0 and settings.typo_terms else []
         expanded.extend(t for t in near if t not in expanded)
         # word families: 'allergy' also finds 'allergic', 'instruments' finds 'instrumental'. Not for a
-        # typo that has corrections: its prefix finds the same words through a slow prefix scan.
-        if len(term) >= 6 and term.isalpha() and not is_cjk(term) and not near:
+        # typo that has corrections: its prefix finds the same words through a slow prefix scan. Not for
+        # a word found often: its own matches are better than its family's.
+        rare = counts.get(term, 0) < settings.family_below
+        if settings.word_families and rare and len(term) >= 6 and term.isalpha() and not is_cjk(term) and not near:
             expanded.append(term[: max(5, len(term) - 3)] + "*")
     return expanded, False
 
@@ -125,6 +135,8 @@ def search(index: SearchIndex, query: SearchQuery, settings: RankSettings | None
     # speakers' names and the words that named a time select whose turns and which days, rather than
     # matching text: a name is mostly in greetings ("Hey Anna!"), a month name in any plan
     aside = {t for name in query.names.values() for t in query_terms(name)} | set(query_terms(" ".join(query.time_words)))
+    if settings.question_words:
+        aside |= QUESTION_WORDS
     terms = [t for t in terms if t not in aside] or terms
     terms, require_all = expand_terms(index, terms, settings)
     candidates = index.match(

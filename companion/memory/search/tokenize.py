@@ -37,6 +37,13 @@ def stem(word: str) -> str:
     return word
 
 
+def _word(token: str) -> str:
+    """A word's term: the possessive goes first ("Melanie's" is Melanie, not a plural), then the stem."""
+    if token.endswith("'s"):
+        token = token[:-2]
+    return stem(token.replace("'", ""))
+
+
 def _normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold().replace("’", "'")
 
@@ -58,7 +65,7 @@ def index_terms(text: str) -> list[str]:
         if _IS_CJK.match(token):
             terms.extend(_cjk_terms(token, unigrams=True))
         elif token not in STOPWORDS:
-            terms.append(stem(token.replace("'", "")))
+            terms.append(_word(token))
     return terms
 
 
@@ -72,7 +79,7 @@ def query_terms(text: str) -> list[str]:
                 if not (len(term) == 1 and term in _CJK_STOP):
                     seen.setdefault(term, None)
         elif token not in STOPWORDS:
-            seen.setdefault(stem(token.replace("'", "")), None)
+            seen.setdefault(_word(token), None)
     return list(seen)
 
 
