@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 HEADER = "Memories that may help (dated; older ones may be out of date):"
 MAX_SNIPPET_TOKENS = 90
 MIN_LINE_TOKENS = 16  # less room than this left in the budget: no line fits, stop trying
+SHORT_LINE_TOKENS = 20  # a short remembered turn, as a line
 LINE_PREFIX_TOKENS = 12  # about what "- [13 September 2023, user] " costs
 STARTUP_WAIT_S = 5.0
 MIN_RELEVANCE = 0.05  # of the best match: weaker matches are noise, not memories
@@ -176,6 +177,11 @@ def pack(hits: list[Hit], budget: int, count: Callable[[str], int]) -> Packed:
     return Packed(None)
 
 
+def candidates_for(budget: int, least: int) -> int:
+    """Enough candidates to fill `budget` with short lines (a bigger budget is not left half empty)."""
+    return max(least, budget // SHORT_LINE_TOKENS)
+
+
 class Recall:
     """Keeps the index in step with the memory folder and recalls for every turn of one agent."""
 
@@ -229,12 +235,13 @@ class Recall:
         fit = self.agent.memory_fit()
         shown = "\n".join(fit.bodies.values())
         exclude = self._in_prompt() if history else frozenset()
-        query = self.query(text, (k or self.k) * 2, exclude=exclude, neighbours=True)
+        k = k or candidates_for(fit.recall_budget, self.k)
+        query = self.query(text, k * 2, exclude=exclude, neighbours=True)
         hits = [
             h for h in search(self.index, query, self.settings)
             if h.relevance >= MIN_RELEVANCE and not (h.item.kind == "entry" and h.item.text in shown)
         ]
-        return hits[: k or self.k]
+        return hits[:k]
 
     def query(self, text: str, k: int, *, exclude: frozenset[str] = frozenset(), neighbours: bool = False) -> SearchQuery:
         """The search for a message: its words, the speaker and the time it names, resolved against today."""
