@@ -9,14 +9,21 @@ import sys
 
 import pytest
 
+from companion.paths import Home
+from companion.settings import Settings, save_settings
+
 pytestmark = pytest.mark.model
 
 
 def test_piped_chat_lands_in_the_day_log(tmp_path):
     env = {**os.environ, "COMPANION_HOME": str(tmp_path / "h")}
+    settings = Settings()
+    settings.model.max_reply_tokens = 12  # short replies: the test never waits on a free-running answer
+    save_settings(Home(tmp_path / "h").settings_file, settings)
     stdin = "Hello! My name is Ana.\nremember that I like green tea\n/quit\n"
     out = subprocess.run(
-        [sys.executable, "-m", "companion", "chat"], input=stdin, capture_output=True, text=True, env=env, timeout=300
+        [sys.executable, "-m", "companion", "chat", "--ctx", "2048"],
+        input=stdin, capture_output=True, text=True, env=env, timeout=180,
     )
     assert out.returncode == 0, out.stderr
     assert "companion>" in out.stdout and "[memory] Saved to long-term memory" in out.stdout

@@ -10,6 +10,7 @@ from datetime import date
 from typing import Any
 
 from companion.errors import CompanionError
+from companion.llm.cpu import lower_process_priority
 from companion.llm.loader import load_backend
 from companion.runtime import open_home
 from companion.sleep.job import SleepJob
@@ -36,6 +37,7 @@ def _parse_date(text: str) -> date:
 
 
 def run(args: argparse.Namespace) -> int:
+    lower_process_priority()  # nobody waits for the night's work: the desktop and the app go first
     # The app may be open on this home: the sleep job has its own lock, so share the home.
     with open_home(args.home, exclusive=False) as runtime:
         backend = None

@@ -34,6 +34,7 @@ class GenerationOptions:
     tools: list[dict[str, Any]] | None = None
     json_schema: dict[str, Any] | None = None  # constrain output to this JSON schema
     seed: int | None = None
+    background: bool = False  # work nobody waits for (learning, sleep): one thread, below normal priority
 
 
 @dataclass

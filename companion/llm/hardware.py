@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import ctypes
-import os
 import platform
 import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
+
+import psutil
 
 from companion.errors import ModelMemoryError
+from companion.llm.cpu import physical_cores
 from companion.llm.gguf import GGUFInfo
 
 GPU_LAYERS_AUTO = -2  # ModelSettings.n_gpu_layers: as many layers as fit
@@ -96,100 +96,13 @@ def detect(gpu_offload: bool | None = None) -> Capabilities:
     )
 
 
-def physical_cores() -> int:
-    """Physical cores (hyper-threads share one core's compute; using them slows llama.cpp down)."""
-    logical = os.cpu_count() or 1
-    if sys.platform.startswith("linux"):
-        cores = _linux_physical_cores()
-        if cores:
-            return cores
-    elif sys.platform == "darwin":
-        value = _sysctl("hw.physicalcpu")
-        if value:
-            return value
-    return max(1, logical // 2) if logical >= 4 else logical
-
-
-def _linux_physical_cores() -> int | None:
-    try:
-        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    pairs: set[tuple[str, str]] = set()
-    physical = core = ""
-    for line in text.splitlines() + [""]:
-        key, _, value = line.partition(":")
-        key, value = key.strip(), value.strip()
-        if key == "physical id":
-            physical = value
-        elif key == "core id":
-            core = value
-        elif not key and core:
-            pairs.add((physical, core))
-            physical = core = ""
-    if not pairs:
-        return None
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        usable = len(pairs)
-    return max(1, min(len(pairs), usable))
-
-
-def _sysctl(name: str) -> int | None:
-    try:
-        out = subprocess.run(["sysctl", "-n", name], capture_output=True, text=True, timeout=2, check=True).stdout
-        return int(out.strip())
-    except (OSError, subprocess.SubprocessError, ValueError):
-        return None
-
-
 def ram_bytes() -> tuple[int | None, int | None]:
     """(total, available) system RAM; None where it cannot be read."""
-    if sys.platform.startswith("linux"):
-        try:
-            info = {}
-            for line in Path("/proc/meminfo").read_text().splitlines():
-                key, _, value = line.partition(":")
-                parts = value.split()
-                if parts:
-                    info[key] = int(parts[0]) * 1024
-            return info.get("MemTotal"), info.get("MemAvailable", info.get("MemFree"))
-        except (OSError, ValueError):
-            return None, None
-    if sys.platform == "win32":
-        return _windows_memory()
-    if sys.platform == "darwin":
-        total = _sysctl("hw.memsize")
-        try:
-            free_pages = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-        except (ValueError, OSError, AttributeError):
-            free_pages = None
-        # macOS keeps most idle RAM as reclaimable cache; count half of the rest as available.
-        if total and free_pages is not None:
-            return total, max(free_pages, total // 2)
-        return total, free_pages
-    return None, None
-
-
-def _windows_memory() -> tuple[int | None, int | None]:
-    class MemoryStatus(ctypes.Structure):
-        _fields_ = [
-            ("dwLength", ctypes.c_ulong), ("dwMemoryLoad", ctypes.c_ulong),
-            ("ullTotalPhys", ctypes.c_ulonglong), ("ullAvailPhys", ctypes.c_ulonglong),
-            ("ullTotalPageFile", ctypes.c_ulonglong), ("ullAvailPageFile", ctypes.c_ulonglong),
-            ("ullTotalVirtual", ctypes.c_ulonglong), ("ullAvailVirtual", ctypes.c_ulonglong),
-            ("ullAvailExtendedVirtual", ctypes.c_ulonglong),
-        ]
-
-    status = MemoryStatus()
-    status.dwLength = ctypes.sizeof(MemoryStatus)
     try:
-        if ctypes.windll.kernel32.GlobalMemoryStatusEx(ctypes.byref(status)):  # type: ignore[attr-defined]
-            return int(status.ullTotalPhys), int(status.ullAvailPhys)
-    except (AttributeError, OSError):
-        pass
-    return None, None
+        memory = psutil.virtual_memory()
+    except (psutil.Error, OSError):
+        return None, None
+    return memory.total, memory.available
 
 
 def _nvidia_gpus() -> list[GpuDevice]:

@@ -6,13 +6,16 @@ import ctypes
 import logging
 import os
 import re
+import sys
 import threading
+import time
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, Iterator, cast
 
 from companion.errors import GenerationError, ModelMemoryError, UnsupportedModelError
 from companion.llm.base import CancelFlag, Chunk, GenerationOptions, Message, ModelInfo
-from companion.llm.cpu import missing_cpu_features, unsupported_cpu_message
+from companion.llm.cpu import CpuLoad, background_priority, free_threads, missing_cpu_features, physical_cores, unsupported_cpu_message
 from companion.llm.gguf import GGUFInfo, read_gguf
 from companion.llm.toolparse import ToolTextFilter, prompt_inputs
 
@@ -23,6 +26,21 @@ llama_log = logging.getLogger("companion.llama_cpp")
 _SPECIAL = re.compile(r"<(\|[^|<>\s]{1,40}\|)>|<(/?s)>|<((?:start|end)_of_turn)>|\[(/?INST)\]")
 _ZWSP = "\u200b"
 _CALLBACK: Any = None
+# llama.cpp's OpenMP workers spin between operations before they sleep (libgomp: 300,000 rounds).
+# When a core is taken by another program, spinning burns the time slice the late thread needs;
+# a short spin keeps a quiet machine's speed. Read once, when llama.cpp loads; the user's setting wins.
+SPIN_ENV = {"GOMP_SPINCOUNT": "10000", "KMP_BLOCKTIME": "0"}
+RETUNE_S = 1.0  # how often a long generation looks at the load again
+
+
+def _llama_cpp() -> Any:
+    """The llama_cpp module, imported with the spin-wait settings in place."""
+    if "llama_cpp" not in sys.modules:
+        for name, value in SPIN_ENV.items():
+            os.environ.setdefault(name, value)
+    import llama_cpp
+
+    return llama_cpp
 
 
 def neutralize_special_tokens(text: str) -> str:
@@ -50,7 +68,7 @@ def _route_llama_logs() -> None:
     global _CALLBACK
     if _CALLBACK is not None:
         return
-    import llama_cpp
+    llama_cpp = _llama_cpp()
 
     @llama_cpp.llama_log_callback
     def callback(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
@@ -69,11 +87,6 @@ def _patch_failed_load_cleanup() -> None:
         _internals.LlamaModel.sampler = None
 
 
-def physical_cores() -> int:
-    count = os.cpu_count() or 2
-    return max(1, count // 2) if count > 4 else count
-
-
 def available_memory_bytes() -> int | None:
     """Available RAM (free plus reclaimable cache); None where it cannot be read."""
     from companion.llm.hardware import ram_bytes
@@ -82,7 +95,7 @@ def available_memory_bytes() -> int | None:
 
 
 def gpu_offload_supported() -> bool:
-    import llama_cpp
+    llama_cpp = _llama_cpp()
 
     try:
         return bool(llama_cpp.llama_supports_gpu_offload())
@@ -94,8 +107,7 @@ def probe_model(path: Path) -> None:
     """Load only the vocabulary (no weights): raises UnsupportedModelError if this llama.cpp cannot run the file."""
     meta = read_gguf(path)
     _route_llama_logs()
-    import llama_cpp
-
+    llama_cpp = _llama_cpp()
     params = llama_cpp.llama_model_default_params()
     params.vocab_only = True
     model = llama_cpp.llama_model_load_from_file(str(path).encode("utf-8"), params)
@@ -129,7 +141,7 @@ class LlamaBackend:
             self._check_memory(meta, n_ctx)
         _route_llama_logs()
         _patch_failed_load_cleanup()
-        import llama_cpp
+        llama_cpp = _llama_cpp()
 
         offload = gpu_offload_supported()
         layers = n_gpu_layers if offload else 0
@@ -144,14 +156,16 @@ class LlamaBackend:
         train_ctx = meta.context_length
         if train_ctx:
             n_ctx = min(n_ctx, train_ctx)
+        # At most this many threads; each generation takes only the cores that are free when it starts.
+        self.max_threads = max(1, n_threads or physical_cores())
         try:
             self._llm = llama_cpp.Llama(
                 model_path=str(path),
                 n_ctx=n_ctx,
-                n_threads=n_threads or physical_cores(),
+                n_threads=self.max_threads,
                 # llama-cpp-python evaluates prompts on every logical core by default; hyperthreads do
                 # not help and make the first token slower on a busy machine.
-                n_threads_batch=n_threads or physical_cores(),
+                n_threads_batch=self.max_threads,
                 n_gpu_layers=layers,
                 chat_format=chat_format,
                 verbose=False,
@@ -159,6 +173,8 @@ class LlamaBackend:
         except ValueError as exc:
             raise self._translate_load_error(exc, meta, n_ctx) from exc
         self._lock = threading.RLock()
+        self._load = CpuLoad().start()
+        self._threads = self.max_threads
         self._cancel = CancelFlag()
         template = meta.chat_template or ""
         self.info = ModelInfo(
@@ -240,16 +256,22 @@ class LlamaBackend:
             if self._closed:
                 raise GenerationError("The model was closed.")
             reason: str | None = None
+            self._use_threads(options.background)
+            retune_at = time.monotonic() + RETUNE_S
             try:
-                for event in cast(Iterator[dict[str, Any]], self._llm.create_chat_completion(**kwargs)):
-                    if cancelled.is_set():
-                        reason = "cancelled"
-                        break
-                    choice = event["choices"][0]
-                    piece = filter_.feed(choice["delta"].get("content") or "")
-                    if piece:
-                        yield Chunk(text=piece)
-                    reason = choice.get("finish_reason") or reason
+                with background_priority() if options.background else nullcontext():
+                    for event in cast(Iterator[dict[str, Any]], self._llm.create_chat_completion(**kwargs)):
+                        if cancelled.is_set():
+                            reason = "cancelled"
+                            break
+                        choice = event["choices"][0]
+                        piece = filter_.feed(choice["delta"].get("content") or "")
+                        if piece:
+                            yield Chunk(text=piece)
+                        reason = choice.get("finish_reason") or reason
+                        if not options.background and time.monotonic() >= retune_at:
+                            self._use_threads(False)  # another program started or stopped meanwhile
+                            retune_at = time.monotonic() + RETUNE_S
             except (RuntimeError, ValueError) as exc:
                 raise GenerationError(f"The model failed while generating: {exc}") from exc
             rest, calls = filter_.finish()
@@ -259,6 +281,19 @@ class LlamaBackend:
                 yield Chunk(tool_calls=calls, finish_reason="tool_calls")
                 return
             yield Chunk(finish_reason=reason or "stop")
+
+    def threads_now(self, background: bool = False) -> int:
+        """Threads a generation starting now gets: one for background work, else the cores other programs leave free."""
+        if background:
+            return 1
+        return free_threads(self.max_threads, self._load.others_busy())
+
+    def _use_threads(self, background: bool) -> None:
+        threads = self.threads_now(background)
+        if threads != self._threads:
+            self._threads = threads
+            _llama_cpp().llama_set_n_threads(self._llm.ctx, threads, threads)
+            log.debug("llama.cpp now uses %d thread(s)", threads)
 
     def count_tokens(self, text: str) -> int:
         if not text:
@@ -274,10 +309,12 @@ class LlamaBackend:
         with self._lock:
             if self._closed:
                 return
+            self._use_threads(False)
             self._llm.create_chat_completion(messages=cast(Any, self._prepare(messages)), max_tokens=1, temperature=0.0)
 
     def close(self) -> None:
         with self._lock:
             if not self._closed:
                 self._closed = True
+                self._load.stop()
                 self._llm.close()

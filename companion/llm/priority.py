@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 from typing import Iterator
 
 from companion.llm.base import Backend, Chunk, GenerationOptions, Message, ModelInfo
@@ -20,7 +21,9 @@ class SharedBackend:
 
     A background generation is collected whole before it is handed back; when a chat
     request arrives it is stopped and re-run from the start once chat has been idle for
-    `quiet_s` seconds, so the caller never sees a half answer.
+    `quiet_s` seconds, so the caller never sees a half answer. While the user is typing
+    (`user_active()`) a background generation holds still between tokens, and none starts.
+    Background generations run with `GenerationOptions.background` set: one thread, low priority.
     """
 
     def __init__(self, inner: Backend, *, quiet_s: float = DEFAULT_QUIET_S) -> None:
@@ -33,6 +36,7 @@ class SharedBackend:
         self._last_foreground = float("-inf")
         self._closed = False
         self.preemptions = 0
+        self.pauses = 0
 
     @property
     def info(self) -> ModelInfo:
@@ -47,9 +51,16 @@ class SharedBackend:
 
     # -- scheduling ----------------------------------------------------------
 
+    def user_active(self) -> None:
+        """The user is typing or about to send: background work pauses until `quiet_s` after the last call."""
+        with self._cond:
+            self._last_foreground = max(self._last_foreground, time.monotonic())
+            self._cond.notify_all()
+
     def _enter_foreground(self) -> None:
         with self._cond:
             self._foreground_waiting += 1
+            self._cond.notify_all()  # a paused background generation gives the model up at once
             if self._busy and self._busy_is_background:
                 self.inner.cancel()  # stop the background generation within a token
             try:
@@ -80,6 +91,21 @@ class SharedBackend:
                     self._busy_is_background = True
                     return True
                 self._cond.wait(timeout=max(0.02, min(quiet_left, 0.5)) if quiet_left > 0 else 0.5)
+
+    def _hold_while_user_active(self, cancelled: threading.Event) -> bool:
+        """Between two tokens of a background generation: wait while the user is active. False: stop it now."""
+        paused = False
+        with self._cond:
+            while True:
+                if cancelled.is_set() or self._closed or self._foreground_waiting:
+                    return False
+                quiet_left = self._last_foreground + self.quiet_s - time.monotonic()
+                if quiet_left <= 0:
+                    return True
+                if not paused:
+                    self.pauses += 1
+                    paused = True
+                self._cond.wait(timeout=min(quiet_left, 0.5))
 
     def foreground_pending(self) -> bool:
         with self._cond:
@@ -128,6 +154,10 @@ class ForegroundView:
 
     def count_tokens(self, text: str) -> int:
         return self._shared.inner.count_tokens(text)
+
+    def user_active(self) -> None:
+        """The user is typing: background work on this model holds still (see SharedBackend.user_active)."""
+        self._shared.user_active()
 
     def cancel(self) -> None:
         shared = self._shared
@@ -181,10 +211,10 @@ class BackgroundView:
 
     def _run_once(self, messages: list[Message], options: GenerationOptions) -> list[Chunk] | None:
         collected: list[Chunk] = []
-        stream = self._shared.inner.stream_chat(messages, options)
+        stream = self._shared.inner.stream_chat(messages, replace(options, background=True))
         try:
             for chunk in stream:
-                if self._cancelled.is_set() or self._shared.foreground_pending():
+                if not self._shared._hold_while_user_active(self._cancelled):
                     return None
                 if chunk.finish_reason == "cancelled":
                     return None

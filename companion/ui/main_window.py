@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from companion.agent.turn import Agent, TurnEvent
 from companion.llm.base import Backend
+from companion.llm.priority import ForegroundView
 from companion.atomic import atomic_write
 from companion.memory.daylog import DayLog, now_local
 from companion.memory.history import History
@@ -134,6 +135,7 @@ class MainWindow(QMainWindow):
         self.composer.send_requested.connect(self.send)
         self.composer.stop_requested.connect(self.stop)
         self.composer.regenerate_requested.connect(self.regenerate)
+        self.composer.edit.textChanged.connect(self._user_typing)
         layout.addWidget(self.composer)
         self.memory_pane = MemoryPane(self.home, self.store, self.daylog)
         self.memory_pane.memory_changed.connect(self._memory_changed)
@@ -282,6 +284,12 @@ class MainWindow(QMainWindow):
         self.daylog.append("assistant", greeting, greeting=True)
 
     # -- model ---------------------------------------------------------------
+
+    def _user_typing(self) -> None:
+        """Learning and the sleep job hold still while the user writes (the reply will want the cores)."""
+        backend = self.agent.backend
+        if isinstance(backend, ForegroundView):
+            backend.user_active()
 
     def _set_backend(self, backend: Backend | None) -> None:
         self._backend = backend

@@ -87,3 +87,44 @@ def test_owner_view_closes_the_model_and_stops_background() -> None:
     shared.foreground(owner=True).close()
     thread.join(timeout=5)
     assert inner.closed and not thread.is_alive()
+
+
+def test_background_generations_are_marked_background_and_chat_is_not() -> None:
+    inner = ScriptedBackend(["bg", "chat"])
+    shared = SharedBackend(inner, quiet_s=0.0)
+    collect(shared.background().stream_chat([], GenerationOptions()))
+    collect(shared.foreground().stream_chat([], GenerationOptions()))
+    assert [o.background for o in inner.options] == [True, False]
+
+
+def test_background_holds_still_while_the_user_types_then_finishes_whole() -> None:
+    inner = ScriptedBackend([LONG], delay=0.005)
+    shared = SharedBackend(inner, quiet_s=0.3)
+    bg = shared.background()
+    out: dict[str, object] = {}
+    thread = threading.Thread(target=lambda: out.update(r=collect(bg.stream_chat([], GenerationOptions(max_tokens=500)))))
+    thread.start()
+    time.sleep(0.05)
+    shared.foreground().user_active()  # a key press
+    typed_at = time.monotonic()
+    thread.join(timeout=10)
+    finished = time.monotonic()
+    assert out["r"][:2] == (LONG, [])  # type: ignore[index]
+    assert shared.pauses == 1 and shared.preemptions == 0  # paused, not restarted
+    assert len(inner.prompts) == 1
+    assert finished - typed_at >= 0.25  # it waited for the typing to stop
+
+
+def test_chat_takes_the_model_from_a_paused_background_generation() -> None:
+    inner = ScriptedBackend([LONG, "chat reply", LONG], delay=0.005)
+    shared = SharedBackend(inner, quiet_s=0.2)
+    bg, fg = shared.background(), shared.foreground()
+    out: dict[str, object] = {}
+    thread = threading.Thread(target=lambda: out.update(r=collect(bg.stream_chat([], GenerationOptions(max_tokens=500)))))
+    thread.start()
+    time.sleep(0.03)
+    fg.user_active()
+    time.sleep(0.05)  # paused now
+    assert collect(fg.stream_chat([], GenerationOptions()))[0] == "chat reply"
+    thread.join(timeout=10)
+    assert out["r"][0] == LONG and shared.preemptions == 1  # type: ignore[index]
