@@ -1,4 +1,8 @@
-"""Sleep job cost and quality: one night's seconds and tokens, 1 day vs 365 days of history, fact recall."""
+"""Sleep job cost and quality: one night's seconds and tokens, 1 day vs 365 days of history, fact recall.
+
+With --model, the embedded model runs twice: with the model path forced (what every night did
+before the model check) and as the job runs now (a model too weak to add anything is skipped).
+"""
 
 from __future__ import annotations
 
@@ -48,16 +52,26 @@ def history_home(root: Path, history_days: int, turns: int) -> tuple[Home, list[
     return home, clock
 
 
-def night(history_days: int, turns: int, backend: object | None) -> dict[str, float]:
+def stored_entries(home: Home) -> int:
+    return sum(len(E.active_entries(parse_document(n, (home.memory / n).read_text(encoding="utf-8")).body))
+               for n in ("USER.md", "MEMORY.md", "SOUL.md"))
+
+
+def night(history_days: int, turns: int, backend: object | None, check: bool) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as tmp:
         home, clock = history_home(Path(tmp) / "home", history_days, turns)
+        before = stored_entries(home)
         started = time.perf_counter()
-        report = SleepJob(home, backend, clock=lambda: clock[0]).run()  # type: ignore[arg-type]
+        report = SleepJob(home, backend, clock=lambda: clock[0], check_model=check).run()  # type: ignore[arg-type]
         seconds = time.perf_counter() - started
-        return {"seconds": seconds, "records": report.records, **{k: report.stats[k] for k in ("calls", "prompt_tokens", "generated_tokens")}}
+        return {"seconds": round(seconds, 2), "records": report.records, "entries_added": stored_entries(home) - before,
+                **{k: report.stats[k] for k in ("calls", "prompt_tokens", "generated_tokens")},
+                "per_file": {f: (row["seconds"], row["prompt_tokens"] + row["generated_tokens"])
+                             for f, row in report.stats["per_file"].items()},
+                "notes": report.notes}
 
 
-def quality(backend: object | None) -> dict[str, float]:
+def quality(backend: object | None, check: bool) -> dict[str, float]:
     data = json.loads(DATA.read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory() as tmp:
         home = Home(Path(tmp) / "home")
@@ -76,7 +90,7 @@ def quality(backend: object | None) -> dict[str, float]:
                 clock[0] += timedelta(minutes=1)
             expected.extend((f, t, ids[i]) for f, t, i in day["facts"])
         clock[0] = datetime(2024, 5, 12, 3, 0, tzinfo=TZ) + timedelta(days=30)
-        SleepJob(home, backend, clock=lambda: clock[0]).run()  # type: ignore[arg-type]
+        SleepJob(home, backend, clock=lambda: clock[0], check_model=check).run()  # type: ignore[arg-type]
         entries = {n: E.active_entries(parse_document(n, (home.memory / n).read_text(encoding="utf-8")).body)
                    for n in ("USER.md", "MEMORY.md", "SOUL.md")}
         found = sum(
@@ -104,14 +118,17 @@ def main() -> None:
         from companion.llm.llama import LlamaBackend
 
         backend = LlamaBackend(default_model_path(), n_ctx=4096, n_threads=args.threads)  # type: ignore[arg-type]
-    for label, b in [("rules only", None)] + ([("embedded model", backend)] if backend else []):
-        small = night(1, args.turns, b)
-        large = night(args.history, args.turns, b)
+    runs: list[tuple[str, object | None, bool]] = [("rules only (--no-model)", None, True)]
+    if backend is not None:
+        runs += [("embedded model, path forced (before)", backend, False), ("embedded model, checked (after)", backend, True)]
+    for label, b, check in runs:
+        small = night(1, args.turns, b, check)
+        large = night(args.history, args.turns, b, check)
         print(f"[{label}] night of {args.turns} turns after 1 day of history:   {small}")
         print(f"[{label}] night of {args.turns} turns after {args.history} days of history: {large}")
         print(f"[{label}] cost ratio {args.history}d/1d: {large['seconds'] / small['seconds']:.2f}x seconds, "
               f"{(large['prompt_tokens'] + 1) / (small['prompt_tokens'] + 1):.2f}x prompt tokens")
-        print(f"[{label}] quality: {quality(b)}")
+        print(f"[{label}] quality: {quality(b, check)}")
     if backend is not None:
         backend.close()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Callable
 
@@ -22,7 +22,8 @@ from companion.sleep.cursor import Cursor
 from companion.sleep.digests import update_digests
 from companion.sleep.distill import ModelStats, chunk_records, conversational, distill_chunk, record_budget
 from companion.curate.ops import Op, Outcome
-from companion.sleep.report import ReportStore, SleepReport, new_report_id
+from companion.sleep.model_check import skip_reason
+from companion.sleep.report import ReportStore, SleepReport, cost_summary, new_report_id
 
 log = logging.getLogger(__name__)
 
@@ -50,9 +51,11 @@ class SleepJob:
         clock: Callable[[], datetime] = now_local,
         store: LongTermStore | None = None,
         progress: Progress | None = None,
+        check_model: bool = True,
     ) -> None:
         self.home = home
         self.backend = backend
+        self.check_model = check_model  # probe the model first and skip it when it adds nothing
         self.clock = clock
         self.store = store or LongTermStore(home)
         self.daylog = DayLog(home.days, clock)
@@ -110,13 +113,23 @@ class SleepJob:
         t0 = time.perf_counter()
         report = SleepReport(new_report_id(started), started.isoformat(timespec="seconds"), dry_run=dry_run)
         cursor = Cursor.load(self.cursor_path)
-        stats = ModelStats()
+        costs: dict[str, ModelStats] = {}
         distilled: set[date] = set()
+        backend = self.backend
         try:
-            for pending in self.pending_days(cursor, only):
+            days = self.pending_days(cursor, only)
+            if not any(conversational(p.new) for p in days):
+                backend = None  # nothing for a model to read
+            elif backend is not None and self.check_model:
+                self.progress("Checking the model")
+                reason = skip_reason(backend, costs.setdefault("check", ModelStats()))
+                if reason:
+                    backend = None
+                    report.notes.append(f"Rules only: {reason}.")
+            for pending in days:
                 self._check()
                 self.progress(f"Distilling {pending.day.isoformat()} ({len(pending.new)} new records)")
-                report.outcomes.extend(self._distill_day(pending, started.date(), stats, dry_run))
+                report.outcomes.extend(self._distill_day(pending, started.date(), backend, costs, dry_run))
                 report.records += len(pending.new)
                 if pending.new:
                     report.days.append(pending.day.isoformat())
@@ -130,19 +143,21 @@ class SleepJob:
                 report.outcomes.extend(apply_file(self.store, "MEMORY.md", [], ctx, dry_run=dry_run))
             self.progress("Writing digests")
             written = update_digests(
-                self.home, self.daylog, started.date(), backend=self.backend, model_days=distilled,
-                stats=stats, dry_run=dry_run, check=self._check,
+                self.home, self.daylog, started.date(), backend=backend, model_days=distilled,
+                stats=costs.setdefault("digests", ModelStats()), dry_run=dry_run, check=self._check,
             )
             report.digests = [f"{w.period}/{w.key}" + ("" if w.generator == "dry-run" else f" ({w.generator})") for w in written]
         except SleepCancelledError:
             report.cancelled = True
-        report.stats = {**asdict(stats), "seconds_total": round(time.perf_counter() - t0, 3)}
+        report.stats = cost_summary(costs, time.perf_counter() - t0)
         report.finished = self.clock().isoformat(timespec="seconds")
         if not dry_run:
             self._finish(report, cursor, started)
         return report
 
-    def _distill_day(self, pending: PendingDay, today: date, stats: ModelStats, dry_run: bool) -> list[Outcome]:
+    def _distill_day(
+        self, pending: PendingDay, today: date, backend: Backend | None, costs: dict[str, ModelStats], dry_run: bool
+    ) -> list[Outcome]:
         ctx = Context({r.id: r for r in pending.records}, today)
         new = conversational(pending.new)
         proposed: dict[str, list[Op]] = {name: [] for name in FILES}
@@ -151,13 +166,13 @@ class SleepJob:
         for op in rules.extract(new, context=earlier):
             proposed[op.file].append(op)
         outcomes: list[Outcome] = []
-        if self.backend is not None and new:
-            chunks = chunk_records(new, self.backend, record_budget(self.backend))
+        if backend is not None and new:
+            chunks = chunk_records(new, backend, record_budget(backend))
             for chunk in chunks:
                 for name in FILES:
                     self._check()
                     body = self.store.read(name).body
-                    proposed[name].extend(distill_chunk(self.backend, name, body, chunk, stats))
+                    proposed[name].extend(distill_chunk(backend, name, body, chunk, costs.setdefault(name, ModelStats())))
         for name in FILES:
             self._check()
             if proposed[name]:

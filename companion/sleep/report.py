@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -15,10 +15,12 @@ from companion.memory.longterm import LongTermStore
 from companion.paths import Home
 from companion.memory import entries as E
 from companion.curate.ops import APPLIED, Outcome
+from companion.sleep.distill import ModelStats
 
 log = logging.getLogger(__name__)
 
 REPORT_VERSION = 1
+COST_LABELS = {"check": "model check", "digests": "digests"}
 
 
 @dataclass
@@ -32,7 +34,8 @@ class SleepReport:
     records: int = 0
     outcomes: list[Outcome] = field(default_factory=list)
     digests: list[str] = field(default_factory=list)
-    stats: dict[str, Any] = field(default_factory=dict)
+    stats: dict[str, Any] = field(default_factory=dict)  # see cost_summary()
+    notes: list[str] = field(default_factory=list)  # e.g. why the model path did not run
     seen: bool = False
     undone: list[int] = field(default_factory=list)  # indexes of outcomes already undone
 
@@ -89,7 +92,26 @@ class SleepReport:
         if self.digests:
             lines.append("## Digests")
             lines.extend(f"- {d}" for d in self.digests)
+            lines.append("")
+        cost = self.cost_lines()
+        if cost or self.notes:
+            lines.append("## Cost")
+            lines.extend(f"- {n}" for n in self.notes)
+            lines.extend(f"- {c}" for c in cost)
         return "\n".join(lines).rstrip() + "\n"
+
+    def cost_lines(self) -> list[str]:
+        """Seconds and tokens the model spent per file, then the run's total time."""
+        lines = []
+        for name, row in self.stats.get("per_file", {}).items():
+            invalid = f", {row['invalid']} unusable" if row.get("invalid") else ""
+            lines.append(
+                f"{COST_LABELS.get(name, name)}: {row['seconds']:.1f} s, {row['calls']} model call{'s' * (row['calls'] != 1)}, "
+                f"{row['prompt_tokens']} prompt + {row['generated_tokens']} generated tokens{invalid}"
+            )
+        if "seconds_total" in self.stats:
+            lines.append(f"whole run: {self.stats['seconds_total']:.1f} s")
+        return lines
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -97,7 +119,7 @@ class SleepReport:
             "id": self.id, "started": self.started, "finished": self.finished, "dry_run": self.dry_run,
             "cancelled": self.cancelled, "days": self.days, "records": self.records,
             "outcomes": [o.to_dict() for o in self.outcomes], "digests": self.digests, "stats": self.stats,
-            "seen": self.seen, "undone": self.undone,
+            "notes": self.notes, "seen": self.seen, "undone": self.undone,
         }
 
     @classmethod
@@ -109,7 +131,7 @@ class SleepReport:
             id=data["id"], started=data["started"], finished=data.get("finished", ""), dry_run=data.get("dry_run", False),
             cancelled=data.get("cancelled", False), days=list(data.get("days", [])), records=data.get("records", 0),
             outcomes=[Outcome.from_dict(o) for o in data.get("outcomes", [])], digests=list(data.get("digests", [])),
-            stats=dict(data.get("stats", {})), seen=data.get("seen", False), undone=list(data.get("undone", [])),
+            stats=dict(data.get("stats", {})), notes=list(data.get("notes", [])), seen=data.get("seen", False), undone=list(data.get("undone", [])),
         )
 
 
@@ -147,6 +169,17 @@ class ReportStore:
     def mark_seen(self, report: SleepReport) -> None:
         report.seen = True
         self.save(report)
+
+
+def cost_summary(costs: dict[str, ModelStats], seconds_total: float) -> dict[str, Any]:
+    """The report's `stats`: model totals, the same per file (and for the check and digests), the run's seconds."""
+    total = ModelStats()
+    per_file: dict[str, dict[str, Any]] = {}
+    for name, stats in costs.items():
+        total.add(stats)
+        if stats.calls or stats.invalid:
+            per_file[name] = {**asdict(stats), "seconds": round(stats.seconds, 3)}
+    return {**asdict(total), "seconds": round(total.seconds, 3), "per_file": per_file, "seconds_total": round(seconds_total, 3)}
 
 
 def new_report_id(now: datetime) -> str:

@@ -24,7 +24,8 @@ def test_real_model_night(home: Home, writer: Writer, tiny_backend: object) -> N
         reply="Thanks for telling me!",
     )
     writer.at(2024, 5, 14, 3)
-    report = SleepJob(home, tiny_backend, clock=writer.clock).run()  # type: ignore[arg-type]
+    # The embedded model is too weak for the nightly model path; run it anyway to test that path end to end.
+    report = SleepJob(home, tiny_backend, clock=writer.clock, check_model=False).run()  # type: ignore[arg-type]
     assert report.stats["calls"] >= 3 and not report.cancelled
     known = {r.id for r in DayLog(home.days).read_day(date(2024, 5, 13)).records}
     for name in ("USER.md", "MEMORY.md", "SOUL.md"):
@@ -40,5 +41,5 @@ def test_real_model_night(home: Home, writer: Writer, tiny_backend: object) -> N
     assert timeline and all(set(E.cited_ids(l)) <= known and E.cited_ids(l) for l in timeline)
     assert Cursor.load(home.state / "sleep_cursor.json").mark(date(2024, 5, 13)).seq == 6
 
-    again = SleepJob(home, tiny_backend, clock=writer.clock).run()  # type: ignore[arg-type]
+    again = SleepJob(home, tiny_backend, clock=writer.clock, check_model=False).run()  # type: ignore[arg-type]
     assert again.records == 0 and again.applied() == [] and again.stats["calls"] == 0

@@ -16,6 +16,7 @@ from companion.memory.longterm import LongTermStore
 from companion.paths import Home
 from companion.settings import Settings
 from companion.sleep.cursor import Cursor
+from companion.sleep.model_check import PROBE_DAY
 from companion.sleep.report import ReportStore
 from companion.ui.sleep_glue import ReportDialog, SleepController
 
@@ -124,14 +125,16 @@ def test_sleep_now_from_the_memory_menu(qtbot, make, log_day) -> None:  # type: 
 
 def test_chat_gets_the_foreground_view_and_sleep_the_background(qtbot, make, log_day) -> None:  # type: ignore[no-untyped-def]
     window, controller = make(datetime(2024, 5, 15, 2, 0, tzinfo=TZ), delay=10_000_000)
-    backend = ScriptedBackend(default='{"ops": []}')
+    probe_answer = {"ops": [{"op": "add", "section": "Profile", "text": "Allergic to peanuts", "sources": [f"{PROBE_DAY}#3"]}]}
+    backend = ScriptedBackend([probe_answer], default='{"ops": []}')  # the model passes the night's check
     window.set_backend(backend)
     assert isinstance(window.agent.backend, ForegroundView) and controller.shared is not None
     assert controller.shared.inner is backend
     log_day(14, "I have a cat named Tom and she is old")
     with qtbot.waitSignal(controller.finished, timeout=20_000):
         controller.run_now()
-    assert len(backend.prompts) >= 2  # the model path ran through the shared model
+    assert len(backend.prompts) >= 3  # the check, then the model path, through the shared model
+    assert all(options.background for options in backend.options)
     window.agent.backend.close()  # what the app does when it unloads the model
     assert backend.closed
 
@@ -197,3 +200,16 @@ def test_status_bar_shows_the_next_sleep_and_follows_preferences(qtbot, tmp_path
     window.settings_changed.emit()
     assert glue.next_label.text() == "Nightly sleep off"
     window.close()
+
+
+def test_typing_in_the_composer_holds_background_work(qtbot, make_window, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    backend = ScriptedBackend()
+    window = make_window(extensions=("companion.ui.sleep_glue",))
+    with qtbot.waitSignal(window.backend_changed, check_params_cb=lambda b: b is backend):
+        window.use_backend(backend)
+    shared = window.sleep_controller.shared
+    presses: list[int] = []
+    monkeypatch.setattr(shared, "user_active", lambda: presses.append(1))
+    qtbot.keyClicks(window.composer.edit, "hi")
+    assert len(presses) == 2  # one signal per key press
+    window.sleep_controller.shutdown()
