@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import http.client
+import base64
+import ipaddress
 import json
 import logging
 import socket
@@ -10,16 +11,20 @@ import threading
 import time
 from collections import OrderedDict
 from typing import Any, Iterator
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
+
+import httpx2
 
 from companion.errors import RemoteServerError
-from companion.llm.base import CancelFlag, Chunk, GenerationOptions, Message, ModelInfo, ToolCall
-from companion.llm.toolparse import ToolTextFilter, prompt_inputs
+from companion.llm.base import CancelFlag, Chunk, GenerationOptions, Message, ModelInfo
+from companion.llm.remote_stream import Deadline, Limits, StreamState, error_detail, sse_events
+from companion.llm.toolparse import prompt_inputs
 from companion.settings import ModelSettings
 
 log = logging.getLogger(__name__)
 DEFAULT_N_CTX = 4096
 CONNECT_TIMEOUT = 10.0
+MAX_JSON_BYTES = 8 * 2**20  # /models, /props, /tokenize answers
 _CACHE_SIZE = 4096
 
 
@@ -29,6 +34,15 @@ def estimate_tokens(text: str) -> int:
         return 0
     ascii_chars = sum(1 for c in text if c < "\x80")
     return max(1, -(-ascii_chars // 4) + (len(text) - ascii_chars))
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 class RemoteBackend:
@@ -45,27 +59,52 @@ class RemoteBackend:
         retries: int = 2,
     ) -> None:
         parts = urlsplit(base_url.strip().rstrip("/"))
-        if parts.scheme not in ("http", "https") or not parts.hostname:
+        try:
+            port = parts.port
+        except ValueError:
+            port = -1
+        if parts.scheme not in ("http", "https") or not parts.hostname or port == -1:
             raise RemoteServerError(
-                f"'{base_url}' is not a server address. Use e.g. http://127.0.0.1:8080/v1 (llama-server) "
+                "That is not a server address. Use e.g. http://127.0.0.1:8080/v1 (llama-server) "
                 "or http://localhost:11434/v1 (Ollama)."
             )
-        self._https = parts.scheme == "https"
         self._host = parts.hostname
-        self._port = parts.port or (443 if self._https else 80)
+        self._port = port or (443 if parts.scheme == "https" else 80)
         path = parts.path.rstrip("/")
         self._prefix = path if path else "/v1"
-        self.base_url = f"{parts.scheme}://{parts.netloc}{self._prefix}"
+        # llama-server's own routes (/props, /tokenize) sit beside /v1; elsewhere they are not asked for.
+        self._server_root: str | None = self._prefix[: -len("/v1")] if self._prefix.endswith("/v1") else None
+        host = f"[{self._host}]" if ":" in self._host else self._host
+        origin = f"{parts.scheme}://{host}" + (f":{parts.port}" if parts.port else "")
+        self.base_url = f"{origin}{self._prefix}"  # never the user:password part, which is shown and logged
         self._api_key = api_key
+        self._basic = ""
+        if parts.username is not None:
+            pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
+            self._basic = base64.b64encode(pair.encode("utf-8")).decode("ascii")
         self._timeout = float(timeout_s)
         self._retries = max(0, retries)
         self._cancel = CancelFlag()
-        self._conn_lock = threading.Lock()
-        self._conn: http.client.HTTPConnection | None = None
+        # No idle connections kept: each request gets its own, closed with it (nothing lingers unowned).
+        self._client = httpx2.Client(base_url=origin, trust_env=False, follow_redirects=False,
+                                     limits=httpx2.Limits(max_keepalive_connections=0))
+        self._response_lock = threading.Lock()
+        self._response: httpx2.Response | None = None
         self._token_cache: OrderedDict[str, int] = OrderedDict()
         self._cache_lock = threading.Lock()
         self._tokenize_route: str | None = None  # found on first use; "" once known to be absent
         self._schema_style = "json_schema"
+        try:
+            self._describe_server(model_name, n_ctx)
+        except BaseException:
+            self._client.close()
+            raise
+        if (api_key or self._basic) and parts.scheme == "http" and not _loopback(self._host):
+            self.info.warnings.append(
+                f"The API key goes to {self._host} unencrypted (http). Use an https address for a server on another machine."
+            )
+
+    def _describe_server(self, model_name: str, n_ctx: int) -> None:
         models = self._list_models()
         if model_name and models and model_name not in models:
             raise RemoteServerError(
@@ -100,66 +139,74 @@ class RemoteBackend:
 
     # -- HTTP ----------------------------------------------------------------
 
-    def _connect(self, timeout: float) -> http.client.HTTPConnection:
-        if self._https:
-            return http.client.HTTPSConnection(self._host, self._port, timeout=timeout)
-        return http.client.HTTPConnection(self._host, self._port, timeout=timeout)
-
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
+        elif self._basic:
+            headers["Authorization"] = f"Basic {self._basic}"
         return headers
 
-    def _open(self, method: str, path: str, body: dict[str, Any] | None, timeout: float, retry: bool = True):
-        """Send a request; retry while the server cannot be reached. Returns (connection, response).
+    def _open(self, method: str, path: str, body: dict[str, Any] | None, timeout: float, retry: bool = True) -> httpx2.Response:
+        """Send a request and return the (streaming) response; retry while the server cannot be reached.
 
         A request that timed out after it was sent is not repeated: the server may still be working on it.
         """
         payload = json.dumps(body).encode("utf-8") if body is not None else None
+        limits = httpx2.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT))
+        request = self._client.build_request(method, path, content=payload, headers=self._headers(), timeout=limits)
         attempts = self._retries + 1 if retry else 1
         last: Exception | None = None
         for attempt in range(attempts):
             if attempt:
                 time.sleep(0.5 * attempt)
-            conn = self._connect(min(timeout, CONNECT_TIMEOUT))
             try:
-                conn.connect()
-                if conn.sock is not None:
-                    conn.sock.settimeout(timeout)
-                conn.request(method, path, body=payload, headers=self._headers())
-                return conn, conn.getresponse()
-            except socket.timeout as exc:
-                sent = conn.sock is not None
-                conn.close()
+                return self._client.send(request, stream=True)
+            except (httpx2.ConnectError, httpx2.ConnectTimeout) as exc:  # nothing was sent: safe to try again
                 last = exc
-                if sent:
+            except httpx2.TimeoutException as exc:
+                last = exc
+                break
+            except httpx2.HTTPError as exc:
+                last = exc
+                if not retry:
                     break
-            except (OSError, http.client.HTTPException) as exc:
-                conn.close()
-                last = exc
         raise RemoteServerError(self._describe_unreachable(last)) from last
 
     def _describe_unreachable(self, exc: Exception | None) -> str:
         where = f"{self.base_url}"
-        if isinstance(exc, socket.timeout):
+        if isinstance(exc, httpx2.TimeoutException):
             return f"The model server at {where} did not answer in time. Check that it is running and not overloaded."
-        if isinstance(exc, ConnectionRefusedError):
+        if isinstance(exc, httpx2.ConnectError) and "refused" in str(exc).lower():
             return f"Cannot connect to the model server at {where}: nothing is listening there. Start the server or fix the address."
         return f"Cannot reach the model server at {where} ({exc}). Check the address and your network."
 
-    def _check_status(self, response: http.client.HTTPResponse) -> None:
-        if response.status < 400:
+    @staticmethod
+    def _read_capped(response: httpx2.Response, limit: int) -> bytes:
+        data = b""
+        for chunk in response.iter_bytes():
+            data += chunk
+            if len(data) > limit:
+                raise RemoteServerError(f"The model server's answer is over {limit // 2**20} MB; stopped reading.")
+        return data
+
+    def _check_status(self, response: httpx2.Response) -> None:
+        if response.status_code < 400:
             return
-        detail = _error_detail(response.read(4096))
-        if response.status in (401, 403):
-            raise RemoteServerError(f"The server at {self.base_url} refused the API key ({response.status}). Check it in Settings > Model.")
-        if response.status == 404:
+        try:
+            detail = error_detail(self._read_capped(response, 64 * 1024))
+        except (RemoteServerError, httpx2.HTTPError):
+            detail = "no details"
+        if response.status_code in (401, 403):
+            raise RemoteServerError(
+                f"The server at {self.base_url} refused the API key ({response.status_code}). Check it in Settings > Model."
+            )
+        if response.status_code == 404:
             raise RemoteServerError(
                 f"The server at {self.base_url} has no OpenAI-compatible API at this address ({detail}). "
                 "The base URL usually ends in /v1."
             )
-        raise RemoteServerError(f"The model server answered with an error ({response.status}): {detail}")
+        raise RemoteServerError(f"The model server answered with an error ({response.status_code}): {detail}")
 
     def _get_json(self, path: str, timeout: float = CONNECT_TIMEOUT, retry: bool = True) -> Any:
         return self._request_json("GET", path, None, timeout, retry)
@@ -168,14 +215,16 @@ class RemoteBackend:
         return self._request_json("POST", path, body, timeout, retry=False)  # a sent request is never repeated
 
     def _request_json(self, method: str, path: str, body: dict[str, Any] | None, timeout: float, retry: bool) -> Any:
-        conn, response = self._open(method, path, body, timeout, retry)
+        response = self._open(method, path, body, timeout, retry)
         try:
             self._check_status(response)
-            return json.loads(response.read() or b"null")
+            return json.loads(self._read_capped(response, MAX_JSON_BYTES) or b"null")
         except ValueError as exc:
             raise RemoteServerError(f"The server at {self.base_url} sent something that is not JSON for {path}.") from exc
+        except httpx2.HTTPError as exc:
+            raise RemoteServerError(f"The connection to the model server broke off: {exc}") from exc
         finally:
-            conn.close()
+            response.close()
 
     def _list_models(self) -> list[str]:
         data = self._get_json(f"{self._prefix}/models")
@@ -183,9 +232,11 @@ class RemoteBackend:
         return [str(item["id"]) for item in items if isinstance(item, dict) and "id" in item]
 
     def _server_context(self) -> int | None:
-        """llama-server reports its context size at /props; other servers are asked nothing."""
+        """llama-server reports its context size at /props beside /v1; other servers are asked nothing."""
+        if self._server_root is None:
+            return None
         try:
-            data = self._get_json("/props", timeout=3.0, retry=False)
+            data = self._get_json(f"{self._server_root}/props", timeout=3.0, retry=False)
         except RemoteServerError:
             return None
         if not isinstance(data, dict):
@@ -221,18 +272,22 @@ class RemoteBackend:
             body["tools"] = options.tools
         return body
 
-    def _start_stream(self, messages: list[Message], options: GenerationOptions):
+    def _start_stream(self, messages: list[Message], options: GenerationOptions) -> httpx2.Response:
         """Open the streaming request, falling back when the server rejects tools or the schema style."""
         with_tools = bool(options.tools) and self.info.supports_tools
         for _ in range(3):
-            conn, response = self._open("POST", f"{self._prefix}/chat/completions",
-                                        self._request_body(messages, options, with_tools), self._timeout)
+            response = self._open("POST", f"{self._prefix}/chat/completions",
+                                  self._request_body(messages, options, with_tools), self._timeout)
             # Servers differ in how they reject an unknown field (400, 422, even 500): retry without it.
             optional = (options.json_schema is not None and self._schema_style == "json_schema") or with_tools
-            if response.status < 400 or response.status in (401, 403, 404) or not optional:
-                return conn, response
-            detail = _error_detail(response.read(4096))
-            conn.close()
+            status = response.status_code
+            if status < 400 or status in (401, 403, 404) or not optional:
+                return response
+            try:
+                detail = error_detail(self._read_capped(response, 64 * 1024))
+            except (RemoteServerError, httpx2.HTTPError):
+                detail = "no details"
+            response.close()
             if options.json_schema is not None and self._schema_style == "json_schema":
                 self._schema_style = "json_object"
                 continue
@@ -245,32 +300,36 @@ class RemoteBackend:
 
     def stream_chat(self, messages: list[Message], options: GenerationOptions) -> Iterator[Chunk]:
         cancelled = self._cancel.reset()
-        conn, response = self._start_stream(messages, options)
-        with self._conn_lock:
-            self._conn = conn
+        limits = Limits.for_reply(options.max_tokens, self._timeout)
+        deadline = Deadline(limits, self.base_url)
+        response = self._start_stream(messages, options)
+        with self._response_lock:
+            self._response = response
         if cancelled.is_set():  # cancel() arrived while connecting
-            conn.close()
+            self._shutdown(response)
         known = {t["function"]["name"] for t in options.tools or []}
-        state = _StreamState(known, prompt_inputs(messages) if known else None)
+        state = StreamState(known, prompt_inputs(messages) if known else None, limits, deadline)
         try:
             self._check_status(response)
-            for event in _sse_events(response):
+            for event in sse_events(response.iter_raw(), deadline):
                 if cancelled.is_set():
                     break
                 for chunk in state.feed(event):
                     yield chunk
-        except (OSError, http.client.HTTPException, ValueError) as exc:
+                if state.reason == "length" and state.over_limit:
+                    break
+        except (httpx2.HTTPError, OSError, ValueError) as exc:
             if not cancelled.is_set():
-                if isinstance(exc, socket.timeout):
+                if isinstance(exc, httpx2.TimeoutException):
                     raise RemoteServerError(
                         f"The model server at {self.base_url} stopped answering for {self._timeout:.0f} s. "
                         "It may be overloaded; try again or raise the timeout in Settings > Model."
                     ) from exc
                 raise RemoteServerError(f"The connection to the model server broke off: {exc}") from exc
         finally:
-            with self._conn_lock:
-                self._conn = None
-            conn.close()
+            with self._response_lock:
+                self._response = None
+            response.close()
         if cancelled.is_set():
             yield Chunk(finish_reason="cancelled")
             return
@@ -294,14 +353,16 @@ class RemoteBackend:
         return count
 
     def _server_count(self, text: str) -> int | None:
-        """Exact counts from llama-server (/tokenize) or llama-cpp-python's server (/extras/tokenize)."""
+        """Exact counts from llama-server (/tokenize) or llama-cpp-python's server (/extras/tokenize), beside /v1."""
+        if self._server_root is None:
+            return None
         routes = [self._tokenize_route] if self._tokenize_route is not None else ["/tokenize", "/extras/tokenize"]
         for route in routes:
             if not route:
                 return None
             body = {"content": text} if route == "/tokenize" else {"input": text}
             try:
-                data = self._post_json(route, body, timeout=5.0)
+                data = self._post_json(f"{self._server_root}{route}", body, timeout=5.0)
             except RemoteServerError:
                 continue
             tokens = data.get("tokens") if isinstance(data, dict) else None
@@ -311,108 +372,28 @@ class RemoteBackend:
         self._tokenize_route = ""
         return None
 
+    @staticmethod
+    def _shutdown(response: httpx2.Response) -> None:
+        """End a blocked read at once: shut the socket down (closing it from another thread may not)."""
+        stream = response.extensions.get("network_stream")
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if isinstance(sock, socket.socket):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
     def cancel(self) -> None:
         """Stop at once: the flag stops the loop, shutting the socket ends a blocked read (the server then stops too)."""
         self._cancel.set()
-        with self._conn_lock:
-            conn = self._conn
-        if conn is not None and conn.sock is not None:
-            try:
-                conn.sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+        with self._response_lock:
+            response = self._response
+        if response is not None:
+            self._shutdown(response)
 
     def prefill(self, messages: list[Message]) -> None:
         """Nothing to do: servers keep their own prompt cache."""
 
     def close(self) -> None:
         self.cancel()
-
-
-class _StreamState:
-    """Turns OpenAI streaming deltas into Chunks; holds back text that may be a tool call written as text."""
-
-    def __init__(self, known: set[str], quoted: set[str] | None = None) -> None:
-        self.filter = ToolTextFilter(known, quoted)
-        self.calls: dict[int, dict[str, str]] = {}
-        self.reason: str | None = None
-
-    def feed(self, event: dict[str, Any]) -> Iterator[Chunk]:
-        if "error" in event:
-            raise RemoteServerError(f"The model server failed while answering: {_error_detail(event)}")
-        choices = event.get("choices") or []
-        if not choices:
-            return
-        choice = choices[0]
-        delta = choice.get("delta") or {}
-        for call in delta.get("tool_calls") or []:
-            slot = self.calls.setdefault(int(call.get("index", len(self.calls))), {"id": "", "name": "", "arguments": ""})
-            function = call.get("function") or {}
-            slot["id"] = call.get("id") or slot["id"]
-            slot["name"] += function.get("name") or ""
-            slot["arguments"] += function.get("arguments") or ""
-        piece = self.filter.feed(delta.get("content") or "")
-        if piece:
-            yield Chunk(text=piece)
-        self.reason = choice.get("finish_reason") or self.reason
-
-    def finish(self) -> Iterator[Chunk]:
-        parsed = [self._structured(i, slot) for i, slot in sorted(self.calls.items())]
-        calls = [c for c in parsed if c is not None and self.filter.accepts(c)]
-        rest, text_calls = self.filter.finish()
-        calls = calls or text_calls
-        if rest:
-            yield Chunk(text=rest)
-        if calls:
-            yield Chunk(tool_calls=calls, finish_reason="tool_calls")
-            return
-        reason = self.reason if self.reason != "tool_calls" else "stop"
-        yield Chunk(finish_reason=reason or "stop")
-
-    def _structured(self, index: int, slot: dict[str, str]) -> ToolCall | None:
-        if not slot["name"]:
-            return None
-        try:
-            arguments = json.loads(slot["arguments"] or "{}")
-        except ValueError:
-            arguments = None
-        if not isinstance(arguments, dict):
-            log.warning("Dropping a tool call with unreadable arguments: %r", slot["arguments"][:200])
-            return None
-        return ToolCall(name=slot["name"], arguments=arguments, id=slot["id"] or f"call_{index}")
-
-
-def _sse_events(response: http.client.HTTPResponse) -> Iterator[dict[str, Any]]:
-    """`data:` payloads of a server-sent event stream, until `[DONE]`."""
-    data: list[str] = []
-    while True:
-        raw = response.readline()
-        if not raw:
-            break
-        line = raw.decode("utf-8").rstrip("\r\n")
-        if line.startswith("data:"):
-            data.append(line[5:].lstrip())
-            continue
-        if line or not data:
-            continue
-        payload, data = "\n".join(data), []
-        if payload == "[DONE]":
-            return
-        yield json.loads(payload)
-    if data and data[0] != "[DONE]":
-        yield json.loads("\n".join(data))
-
-
-def _error_detail(body: bytes | dict[str, Any]) -> str:
-    data: Any = body
-    if isinstance(body, bytes):
-        try:
-            data = json.loads(body)
-        except ValueError:
-            return body.decode("utf-8", "replace").strip()[:300] or "no details"
-    if isinstance(data, dict):
-        error = data.get("error", data.get("detail", data))
-        if isinstance(error, dict):
-            return str(error.get("message") or error)[:300]
-        return str(error)[:300]
-    return str(data)[:300]
+        self._client.close()

@@ -185,6 +185,10 @@ class FakeServer:
         self.reject_tools = False
         self.stall = 0.0
         self.delay_response = 0.0
+        self.paths: list[str] = []
+        self.endless_line = False  # one line that never ends
+        self.keepalive = 0.0  # a comment line every this many seconds, forever
+        self.drip = 0.0  # a one-token delta every this many seconds, forever
 
 
 def _fake_handler(state: FakeServer) -> type[BaseHTTPRequestHandler]:
@@ -203,10 +207,11 @@ def _fake_handler(state: FakeServer) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(body)
 
         def do_GET(self) -> None:
+            state.paths.append(self.path)
             self.auth_seen()
             if state.status != 200:
                 self._json(state.status, {"error": {"message": "nope"}})
-            elif self.path == "/v1/models":
+            elif self.path.endswith("/models"):
                 self._json(200, {"data": [{"id": m} for m in state.models]})
             else:
                 self._json(404, {"error": "not found"})
@@ -217,10 +222,12 @@ def _fake_handler(state: FakeServer) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            state.paths.append(self.path)
+            self.auth_seen()
             state.bodies.append(body)
             if state.delay_response:
                 time.sleep(state.delay_response)
-            if self.path != "/v1/chat/completions":
+            if not self.path.endswith("/chat/completions"):
                 self._json(404, {"error": "not found"})
                 return
             if state.reject_tools and "tools" in body:
@@ -234,6 +241,14 @@ def _fake_handler(state: FakeServer) -> type[BaseHTTPRequestHandler]:
                 self.end_headers()
                 for event in state.events:
                     self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+                    self.wfile.flush()
+                if state.endless_line:
+                    self.wfile.write(b"data: ")
+                    while True:
+                        self.wfile.write(b"a" * 65536)
+                while state.keepalive or state.drip:
+                    time.sleep(state.keepalive or state.drip)
+                    self.wfile.write(b": keep-alive\n\n" if state.keepalive else f"data: {json.dumps(_content('x'))}\n\n".encode())
                     self.wfile.flush()
                 if state.stall:
                     time.sleep(state.stall)
@@ -268,3 +283,67 @@ def test_a_request_that_times_out_is_not_sent_twice(fake_server):
     assert time.perf_counter() - started < 1.9
     time.sleep(0.1)
     assert len(fake_server.bodies) - before == 1
+
+
+# -- a server that does not play fair ----------------------------------------------
+
+
+def test_an_endless_line_is_refused_not_buffered(fake_server):
+    fake_server.endless_line = True
+    backend = RemoteBackend(fake_server.url, retries=0)
+    with pytest.raises(RemoteServerError, match="line over 1 MB"):
+        collect(backend.stream_chat(MESSAGES, GenerationOptions()))
+
+
+def test_a_reply_longer_than_asked_for_is_cut_on_the_client(fake_server):
+    fake_server.events = [_content("word ")] * 5000
+    backend = RemoteBackend(fake_server.url, retries=0)
+    text, calls, reason = collect(backend.stream_chat(MESSAGES, GenerationOptions(max_tokens=50)))
+    assert reason == "length" and calls == []
+    assert len(text.split()) <= 60
+
+
+def test_keep_alives_do_not_hold_a_turn_past_the_first_token_deadline(fake_server):
+    fake_server.events = []
+    fake_server.keepalive = 0.1
+    backend = RemoteBackend(fake_server.url, retries=0, timeout_s=0.5)
+    with pytest.raises(RemoteServerError, match="sent no reply in"):
+        collect(backend.stream_chat(MESSAGES, GenerationOptions()))
+
+
+def test_a_dripping_reply_ends_at_the_whole_reply_deadline(fake_server, monkeypatch):
+    import companion.llm.remote_stream as remote_stream
+
+    monkeypatch.setattr(remote_stream, "SECONDS_PER_TOKEN", 0.001)
+    fake_server.drip = 0.05
+    backend = RemoteBackend(fake_server.url, retries=0, timeout_s=0.5)
+    with pytest.raises(RemoteServerError, match="for one reply"):
+        collect(backend.stream_chat(MESSAGES, GenerationOptions(max_tokens=1000)))
+
+
+def test_credentials_in_the_address_are_sent_as_a_login_and_never_shown(fake_server):
+    url = fake_server.url.replace("http://", "http://ana:s%3Acret@")
+    backend = RemoteBackend(url, retries=0)
+    assert "s:cret" not in backend.base_url and "ana" not in backend.base_url and "cret" not in backend.info.path
+    assert fake_server.auth[-1] == "Basic " + __import__("base64").b64encode(b"ana:s:cret").decode()
+
+
+def test_server_routes_stay_inside_the_configured_path(fake_server):
+    root = fake_server.url.removesuffix("/v1")
+    RemoteBackend(fake_server.url, api_key="k", retries=0).count_tokens("hello")
+    assert {"/props", "/tokenize"} <= set(fake_server.paths)  # llama-server's own routes, beside /v1
+    fake_server.paths.clear()
+    RemoteBackend(root + "/proxy/v1", api_key="k", retries=0).count_tokens("hello")
+    assert {"/proxy/props", "/proxy/tokenize"} <= set(fake_server.paths) and "/props" not in fake_server.paths
+    fake_server.paths.clear()
+    RemoteBackend(root + "/openai", api_key="k", retries=0).count_tokens("hello")
+    assert fake_server.paths == ["/openai/models"]  # not llama-server's layout: nothing else is asked
+
+
+def test_a_key_over_plain_http_to_another_machine_is_warned_about(fake_server, monkeypatch):
+    import companion.llm.remote as remote
+
+    assert RemoteBackend(fake_server.url, api_key="k", retries=0).info.warnings == []  # loopback: fine
+    monkeypatch.setattr(remote, "_loopback", lambda host: False)
+    warnings = RemoteBackend(fake_server.url, api_key="k", retries=0).info.warnings
+    assert warnings and "unencrypted" in warnings[0]
