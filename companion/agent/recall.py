@@ -62,32 +62,50 @@ def is_trivial(text: str) -> bool:
 
 
 def best_excerpt(text: str, terms: list[str], count: Callable[[str], int], limit: int = MAX_SNIPPET_TOKENS) -> str:
-    """The whole text when short, else the sentences that hold the query's terms (in their order)."""
+    """The whole text when short, else whole sentences centred on the one that best matches the query:
+    the sentences after it first (an answer follows what it answers), then before; then other matches."""
     text = " ".join(text.split())
     if count(text) <= limit:
         return text
     sentences = [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
+    if not sentences:
+        return _clip(text, limit, count)
     wanted = set(terms)
     matches = [len(wanted & set(index_terms(s))) for s in sentences]
-    ranked = sorted((i for i in range(len(sentences)) if matches[i]), key=lambda i: (-matches[i], i))
-    # then the sentence after (or before) each match, which often holds the answer
-    ranked += [j for i in list(ranked) for j in (i + 1, i - 1) if 0 <= j < len(sentences) and j not in ranked]
-    chosen: list[int] = []
-    used = 0
-    for index in ranked or [0]:
-        cost = count(sentences[index]) + 1
-        if used + cost <= limit and index not in chosen:
-            chosen.append(index)
-            used += cost
-    if not chosen:
-        return _clip(sentences[ranked[0] if ranked else 0] if sentences else text, limit, count)
-    chosen.sort()
+    centre = max(range(len(sentences)), key=lambda i: (matches[i], -i))
+    costs: dict[int, int] = {}
+
+    def cost(index: int) -> int:
+        if index not in costs:
+            costs[index] = count(sentences[index]) + 1
+        return costs[index]
+
+    if cost(centre) > limit:
+        return ("… " if centre else "") + _clip(sentences[centre], limit - 1, count)
+    chosen = {centre}
+    used = cost(centre)
+    low = high = centre
+    grow = {1: True, -1: True}  # a side stops at the first sentence that does not fit
+    while any(grow.values()):
+        for side in (1, -1):
+            index = high + 1 if side == 1 else low - 1
+            if not grow[side] or not 0 <= index < len(sentences) or used + cost(index) > limit:
+                grow[side] = False
+                continue
+            chosen.add(index)
+            used += cost(index)
+            low, high = min(low, index), max(high, index)
+    for index in sorted((i for i in range(len(sentences)) if matches[i] and i not in chosen), key=lambda i: -matches[i]):
+        if used + cost(index) <= limit:
+            chosen.add(index)
+            used += cost(index)
+    ordered = sorted(chosen)
     parts = []
-    for position, index in enumerate(chosen):
-        if position and chosen[position - 1] != index - 1 or (position == 0 and index > 0):
+    for position, index in enumerate(ordered):
+        if (position == 0 and index > 0) or (position and ordered[position - 1] != index - 1):
             parts.append("…")
         parts.append(sentences[index])
-    if chosen[-1] < len(sentences) - 1:
+    if ordered[-1] < len(sentences) - 1:
         parts.append("…")
     return " ".join(parts)
 
@@ -157,7 +175,8 @@ def pack(hits: list[Hit], budget: int, count: Callable[[str], int]) -> Packed:
         if budget - used < MIN_LINE_TOKENS:
             break
         text = " ".join(hit_text(hit).split())
-        room = min(MAX_SNIPPET_TOKENS, budget - used - LINE_PREFIX_TOKENS)
+        # the best hits may show more of a long turn while much of the budget is left
+        room = min(max(MAX_SNIPPET_TOKENS, (budget - used) // 4), budget - used - LINE_PREFIX_TOKENS)
         line = snippet_line(hit, text)
         cost = count(line) + 1  # and the newline before it
         if cost > room + LINE_PREFIX_TOKENS:  # a long turn: its matching sentences

@@ -148,3 +148,22 @@ def test_a_tight_budget_is_never_exceeded():
         packed = pack(hits, budget, estimate_tokens)
         assert packed.block is None or estimate_tokens(packed.block) <= budget
         assert packed.block is None or packed.block.startswith(HEADER)
+
+
+def test_a_long_reply_keeps_the_sentences_after_the_match():
+    """What the assistant said at length: the answer follows the sentence that matches the question."""
+    reply = (
+        "Happy to help with the anniversary dinner. I looked at places near the river that take bookings. "
+        "The first is Casa Verde, a small Portuguese place with grilled fish. "
+        "The second is Kōji, an eight-seat counter that serves a tasting menu on weekends. "
+        "The third is The Larder, which has a quiet garden at the back. "
+        + "Book a week ahead if you can, since Fridays fill up quickly. " * 16
+        + "Whatever you pick, I hope the evening is lovely and the weather holds."
+    )
+    hit = Hit(Item("turn", "days/x", "2024-02-01#2", "2024-02-01", reply, "assistant"), 1.0, 1.0, ["anniversary", "dinner"])
+    block = pack([hit], 1024, estimate_tokens).block or ""
+    assert "Casa Verde" in block and "Kōji" in block and "The Larder" in block
+    assert "I hope the evening is lovely" not in block  # whole sentences, cut where the room ends
+    assert block.rstrip().endswith("…")
+    tight = pack([hit], 80, estimate_tokens).block or ""
+    assert "anniversary dinner" in tight and estimate_tokens(tight) <= 80
