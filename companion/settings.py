@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -104,14 +105,30 @@ def save_settings(path: Path, settings: Settings) -> None:
     atomic_write(path, dumps_toml(settings.to_dict()))
 
 
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+_NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f\x7f]')
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def _toml_string(value: str) -> str:
+    """A TOML basic string: every control character escaped (a raw one makes the file unreadable)."""
+    value = _SURROGATE.sub("\ufffd", value)  # not storable in TOML (a file name that was not UTF-8)
+    escaped = _NEEDS_ESCAPE.sub(lambda m: _ESCAPES.get(m.group(), f"\\u{ord(m.group()):04x}"), value)
+    return f'"{escaped}"'
+
+
+def _toml_key(key: str) -> str:
+    return key if _BARE_KEY.match(key) else _toml_string(key)
+
+
 def _toml_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return repr(value)
     if isinstance(value, str):
-        escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-        return f'"{escaped}"'
+        return _toml_string(value)
     if isinstance(value, list):
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
     raise SettingsError(f"Cannot store {type(value).__name__} in settings.toml")
@@ -119,9 +136,9 @@ def _toml_value(value: Any) -> str:
 
 def dumps_toml(data: dict[str, Any]) -> str:
     """TOML for flat scalars and one level of tables (all settings.toml needs)."""
-    lines = [f"{k} = {_toml_value(v)}" for k, v in data.items() if not isinstance(v, dict)]
+    lines = [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in data.items() if not isinstance(v, dict)]
     for key, table in data.items():
         if isinstance(table, dict):
-            lines.append(f"\n[{key}]")
-            lines.extend(f"{k} = {_toml_value(v)}" for k, v in table.items() if not isinstance(v, dict))
+            lines.append(f"\n[{_toml_key(key)}]")
+            lines.extend(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in table.items() if not isinstance(v, dict))
     return "\n".join(lines) + "\n"

@@ -113,3 +113,17 @@ def test_temp_files_of_a_running_writer_survive_a_second_process(tmp_path):
     finally:
         child.kill()
         child.wait()
+
+
+def test_settings_with_control_characters_and_odd_keys_read_back(tmp_path):
+    settings = Settings()
+    settings.model.path = "/models/evil\x07\x1b[2J\x00\x7f\r\t\"\\name\udcff.gguf"
+    settings.model.model_name = "line\nbreak"
+    settings.extra = {"plugin table": {"key with space": "v\x01"}}
+    path = tmp_path / "settings.toml"
+    save_settings(path, settings)
+    loaded = load_settings(path)
+    assert loaded.model.path == "/models/evil\x07\x1b[2J\x00\x7f\r\t\"\\name\ufffd.gguf"
+    assert loaded.model.model_name == "line\nbreak"
+    assert loaded.extra == {"plugin table": {"key with space": "v\x01"}}
+    assert "\x1b" not in path.read_text(encoding="utf-8")

@@ -66,14 +66,10 @@ class MigrationReport:
 # -- detection -------------------------------------------------------------------------------
 
 
-def default_locations(cwd: Path | None = None) -> list[Path]:
-    """Where older versions kept their files: a global ~/.companion and a project-local ./.companion."""
-    places = [Path.home() / LEGACY_DIRNAME, (cwd or Path.cwd()) / LEGACY_DIRNAME]
-    unique: list[Path] = []
-    for place in places:
-        if place not in unique:
-            unique.append(place)
-    return unique
+def default_locations() -> list[Path]:
+    """Where older versions kept their files in the user's own folder (~/.companion). A `.companion`
+    in the current folder may belong to anyone (a downloaded repository): it is used only when named."""
+    return [Path.home() / LEGACY_DIRNAME]
 
 
 def _load_json(path: Path) -> Any:

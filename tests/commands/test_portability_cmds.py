@@ -119,6 +119,25 @@ def test_migrate_default_locations(home: Home, tmp_path: Path, monkeypatch: pyte
     monkeypatch.chdir(tmp_path)
     (tmp_path / "user" / ".companion").mkdir(parents=True)
     shutil.copy(FIXTURES / "legacy" / "config.json", tmp_path / "user" / ".companion" / "config.json")
-    assert main(["--home", str(home.root), "migrate"]) == 0
+    before = (home.memory / "SOUL.md").read_bytes()
+    assert main(["--home", str(home.root), "migrate"]) == 1  # found, listed, not changed without a yes
+    out = capsys.readouterr().out
+    assert "config.json" in out and "--yes" in out and (home.memory / "SOUL.md").read_bytes() == before
+    assert (tmp_path / "user" / ".companion" / "config.json").exists()
+    assert main(["--home", str(home.root), "migrate", "--yes"]) == 0
     assert "persona entries added" in capsys.readouterr().out
     assert "- Name: Pip" in LongTermStore(home).read("SOUL.md").body
+
+
+def test_migrate_never_looks_in_the_current_folder_unasked(home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    repository = tmp_path / "downloaded-repo"
+    (repository / ".companion").mkdir(parents=True)
+    shutil.copy(FIXTURES / "legacy" / "config.json", repository / ".companion" / "config.json")
+    monkeypatch.chdir(repository)
+    before = (home.memory / "SOUL.md").read_bytes()
+    assert main(["--home", str(home.root), "migrate", "--yes"]) == 0
+    assert "Nothing to migrate" in capsys.readouterr().out
+    assert (home.memory / "SOUL.md").read_bytes() == before
+    assert (repository / ".companion" / "config.json").exists()  # not renamed to .bak

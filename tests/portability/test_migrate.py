@@ -50,9 +50,9 @@ def test_detects_each_kind(legacy: Path) -> None:
     assert [(s.kind, s.path.parent.name) for s in project] == [("memory", ".companion")]
 
 
-def test_default_locations_are_global_and_project_local(tmp_path: Path) -> None:
-    places = default_locations(cwd=tmp_path)
-    assert places[-1] == tmp_path / ".companion" and places[0] == Path.home() / ".companion"
+def test_default_locations_are_only_the_users_own_folder(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert default_locations() == [Path.home() / ".companion"]
 
 
 def test_legacy_memory_file_to_user_and_memory(home: Home, legacy: Path) -> None:
