@@ -16,6 +16,10 @@ TEMP_PREFIX = ".tmp-"
 def atomic_write(path: Path, data: str | bytes) -> None:
     """Replace `path` with `data` so that readers see the old or the new file, never half."""
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    if path.is_symlink():  # the user linked the file elsewhere (a synced folder): write the file it points to
+        path = Path(os.path.realpath(path))
+        if path.exists() and not path.is_file():
+            raise StorageError(f"Could not write {path}: a link points to something that is not a file.")
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{path.name}.{os.getpid()}.", dir=path.parent)
     try:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import os
 import re
+import stat
 import threading
 from pathlib import Path
 from typing import Callable
@@ -59,6 +61,14 @@ def _encodable(text: str) -> str:
         pass
     text = _SURROGATE_PAIR.sub(lambda m: m.group().encode("utf-16-le", "surrogatepass").decode("utf-16-le"), text)
     return _LONE_SURROGATE.sub("\ufffd", text)
+
+
+def locked_by_user(path: Path) -> bool:
+    """A memory file the user made read-only is locked: no writer of ours replaces it."""
+    try:
+        return not os.stat(path).st_mode & stat.S_IWUSR
+    except OSError:
+        return False
 
 
 def _occurrences(text: str, sub: str) -> int:
@@ -150,9 +160,12 @@ class LongTermStore:
             raise StorageError(f"{name} would grow over {MAX_FILE_BYTES // 1000} kB; compact it first.")
         if current == new_raw:
             return doc
+        path = self.path(name)
+        if locked_by_user(path):
+            raise StorageError(f"{name} is read-only, so Companion leaves it as it is. Make it writable to let it change.")
         if current:
             self.history.snapshot(name, current, actor)
-        atomic_write(self.path(name), new_raw.encode("utf-8", "surrogateescape"))
+        atomic_write(path, new_raw.encode("utf-8", "surrogateescape"))
         return doc
 
     def _apply(

@@ -13,7 +13,7 @@ from companion.errors import SleepBusyError, SleepCancelledError
 from companion.llm.base import Backend
 from companion.memory.daylog import DayLog, now_local
 from companion.filelock import ProcessLock
-from companion.memory.longterm import LongTermStore
+from companion.memory.longterm import LongTermStore, locked_by_user
 from companion.memory.records import Record
 from companion.paths import Home
 from companion.curate import extract as rules
@@ -140,7 +140,8 @@ class SleepJob:
                     cursor.save()  # per day: a killed run resumes at the next day
             if only is None:  # upcoming events whose date has passed move to the timeline
                 ctx = Context({}, started.date())
-                report.outcomes.extend(apply_file(self.store, "MEMORY.md", [], ctx, dry_run=dry_run))
+                if not locked_by_user(self.store.path("MEMORY.md")):
+                    report.outcomes.extend(apply_file(self.store, "MEMORY.md", [], ctx, dry_run=dry_run))
             self.progress("Writing digests")
             written = update_digests(
                 self.home, self.daylog, started.date(), backend=backend, model_days=distilled,
@@ -175,7 +176,9 @@ class SleepJob:
                     proposed[name].extend(distill_chunk(backend, name, body, chunk, costs.setdefault(name, ModelStats())))
         for name in FILES:
             self._check()
-            if proposed[name]:
+            if proposed[name] and locked_by_user(self.store.path(name)):  # the user made it read-only
+                outcomes.extend(Outcome(op, "refused", f"{name} is read-only") for op in proposed[name])
+            elif proposed[name]:
                 outcomes.extend(apply_file(self.store, name, proposed[name], ctx, dry_run=dry_run))
         return outcomes
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +17,7 @@ from companion.errors import (
     StorageError,
 )
 from companion.memory.longterm import LongTermStore, check_name
+from companion.paths import Home
 
 FRONT = "---\n# keep this comment\nschema_version: 1\nzeta: keep\nalpha: [1, 2]\n---\n"
 
@@ -176,3 +178,30 @@ def test_failed_atomic_write_keeps_the_old_file(store, monkeypatch):
     assert store.read("MEMORY.md").raw == before
     leftovers = [p.name for p in store.home.memory.iterdir() if p.name.startswith(".tmp-")]
     assert leftovers == []
+
+
+def test_a_linked_memory_file_is_written_through_the_link(home: Home, tmp_path: Path) -> None:
+    synced = tmp_path / "synced" / "USER.md"
+    synced.parent.mkdir()
+    synced.write_text("## Profile\n- Name: Ana\n", encoding="utf-8")
+    link = home.long_term("USER.md")
+    link.unlink()
+    link.symlink_to(synced)
+    store = LongTermStore(home)
+    store.append("USER.md", "- Likes tea", "## Profile")
+    assert link.is_symlink() and "- Likes tea" in synced.read_text(encoding="utf-8")
+    assert store.read("USER.md").body == "## Profile\n- Name: Ana\n- Likes tea\n"
+
+
+def test_a_read_only_memory_file_is_left_alone(home: Home) -> None:
+    import stat
+
+    path = home.long_term("MEMORY.md")
+    before = path.read_bytes()
+    path.chmod(stat.S_IRUSR)
+    try:
+        with pytest.raises(StorageError, match="read-only"):
+            LongTermStore(home).append("MEMORY.md", "- Overwritten anyway?")
+        assert path.read_bytes() == before and not path.stat().st_mode & stat.S_IWUSR
+    finally:
+        path.chmod(stat.S_IRUSR | stat.S_IWUSR)

@@ -245,3 +245,20 @@ def test_records_added_later_to_an_already_distilled_day_are_distilled_next_time
     DayLog(home.days, lambda: first_day).append("user", "I work as a carpenter.", ref="other#7")
     SleepJob(home, None, clock=clock).run()
     assert "carpenter" in LongTermStore(home).read("USER.md").body
+
+
+def test_a_read_only_file_is_skipped_and_the_rest_of_the_night_runs(home: Home, writer: Writer) -> None:
+    import stat
+
+    _two_days(writer)
+    writer.at(2024, 5, 15, 3)
+    user = home.memory / "USER.md"
+    before = user.read_bytes()
+    user.chmod(stat.S_IRUSR)
+    try:
+        report = SleepJob(home, None, clock=writer.clock).run()
+    finally:
+        user.chmod(stat.S_IRUSR | stat.S_IWUSR)
+    assert user.read_bytes() == before
+    assert any(o.op.file == "USER.md" and o.reason == "USER.md is read-only" for o in report.refused())
+    assert "- Be more concise (2024-05-14#3)" in (home.memory / "SOUL.md").read_text(encoding="utf-8")
