@@ -29,6 +29,7 @@ class ModelSettings:
     model_name: str = ""  # the server's model id; empty: the first one it lists
     remote_timeout_s: int = 120  # longest wait for the server's first token
     remote_n_ctx: int = 0  # 0: ask the server, else 4096
+    offer_declined: str = ""  # key of the recommended model the user said no to: the offer is not shown again
 
 
 @dataclass

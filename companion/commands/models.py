@@ -10,9 +10,11 @@ from typing import Any, TextIO
 
 from companion.errors import CompanionError, DownloadCancelled
 from companion.llm import hardware
-from companion.llm.download import CURATED, Downloader
+from companion.llm.catalog import CURATED
+from companion.llm.download import Downloader
 from companion.llm.gguf import read_gguf
 from companion.llm.library import ModelLibrary, format_bytes
+from companion.llm.llama import engine_version
 from companion.llm.loader import parse_gpu_layers
 from companion.runtime import Runtime, open_home
 from companion.settings import save_settings
@@ -161,6 +163,7 @@ def run_info(args: argparse.Namespace) -> int:
         entry = library.find(args.model) if args.model else next(e for e in library.entries() if e.active)
         settings = runtime.settings.model
         caps = hardware.detect()
+        print(f"Engine: {engine_version()}")
         print(f"Machine: {caps.physical_cores} physical cores, "
               f"{_gb(caps.ram_available)} of {_gb(caps.ram_total)} RAM available")
         print(f"GPU: {caps.describe_gpu()}")

@@ -70,41 +70,6 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 _OPENER = urllib.request.build_opener(_NoRedirect)
 
 
-@dataclass(frozen=True)
-class CuratedModel:
-    """A good small chat model; sizes are approximate, the checksum comes from the Hub at download time."""
-
-    label: str
-    repo_id: str
-    filename: str
-    size_gb: float
-    ram_gb: float  # to run it with a 4096-token context
-    note: str
-
-    def describe(self) -> str:
-        return f"{self.label}: {self.size_gb:.1f} GB download, needs about {self.ram_gb:.0f} GB RAM. {self.note}"
-
-
-CURATED = (
-    CuratedModel("Qwen2.5 0.5B Instruct (Q4_K_M)", "Qwen/Qwen2.5-0.5B-Instruct-GGUF",
-                 "qwen2.5-0.5b-instruct-q4_k_m.gguf", 0.5, 1, "Tiny and fast; English and Chinese."),
-    CuratedModel("Llama 3.2 1B Instruct (Q4_K_M)", "bartowski/Llama-3.2-1B-Instruct-GGUF",
-                 "Llama-3.2-1B-Instruct-Q4_K_M.gguf", 0.8, 2, "Small, quick on any laptop."),
-    CuratedModel("Qwen2.5 1.5B Instruct (Q4_K_M)", "Qwen/Qwen2.5-1.5B-Instruct-GGUF",
-                 "qwen2.5-1.5b-instruct-q4_k_m.gguf", 1.1, 2, "Good small all-rounder; English and Chinese."),
-    CuratedModel("Gemma 2 2B Instruct (Q4_K_M)", "bartowski/gemma-2-2b-it-GGUF",
-                 "gemma-2-2b-it-Q4_K_M.gguf", 1.7, 3, "Friendly conversational style."),
-    CuratedModel("Llama 3.2 3B Instruct (Q4_K_M)", "bartowski/Llama-3.2-3B-Instruct-GGUF",
-                 "Llama-3.2-3B-Instruct-Q4_K_M.gguf", 2.0, 4, "Noticeably smarter; fine on 8 GB machines."),
-    CuratedModel("Qwen2.5 3B Instruct (Q6_K)", "Qwen/Qwen2.5-3B-Instruct-GGUF",
-                 "qwen2.5-3b-instruct-q6_k.gguf", 2.8, 4, "Higher-quality quantization; English and Chinese."),
-    CuratedModel("Qwen2.5 7B Instruct (Q4_K_M)", "bartowski/Qwen2.5-7B-Instruct-GGUF",
-                 "Qwen2.5-7B-Instruct-Q4_K_M.gguf", 4.7, 7, "Strong; best with a GPU or 16 GB RAM."),
-    CuratedModel("Llama 3.1 8B Instruct (Q4_K_M)", "bartowski/Meta-Llama-3.1-8B-Instruct-GGUF",
-                 "Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf", 4.9, 7, "Strong; best with a GPU or 16 GB RAM."),
-)
-
-
 @dataclass
 class RemoteFile:
     url: str  # where the bytes are (after the Hub's redirect)

@@ -92,6 +92,19 @@ def format_parameters(count: int) -> str:
     return str(count)
 
 
+def minimal_gguf(metadata: dict[str, str]) -> bytes:
+    """A GGUF v3 file with these string keys and no tensors (to ask llama.cpp about a header alone)."""
+
+    def string(text: str) -> bytes:
+        data = text.encode("utf-8")
+        return struct.pack("<Q", len(data)) + data
+
+    out = MAGIC + struct.pack("<IQQ", 3, 0, len(metadata))
+    for key, value in metadata.items():
+        out += string(key) + struct.pack("<I", _STRING) + string(value)
+    return out
+
+
 def check_gguf(path: Path) -> None:
     """Raise ModelNotFoundError / NotAGGUFError before llama.cpp ever sees a bad file."""
     if not path.exists():

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from companion.errors import CompanionError, ModelError, ModelNotFoundError, StorageError
+from companion.llm.catalog import display_name
 from companion.llm.default_model import default_model_path
 from companion.llm.gguf import GGUFInfo, read_gguf
 from companion.atomic import TEMP_PREFIX, describe_os_error
@@ -54,7 +55,7 @@ class ModelEntry:
 
     @property
     def name(self) -> str:
-        return self.info.name if self.info else self.path.stem
+        return display_name(self.path, self.info.metadata.get("general.name") if self.info else None)
 
     @property
     def file_name(self) -> str:

@@ -15,6 +15,7 @@ from typing import Any, Iterator, cast
 
 from companion.errors import GenerationError, ModelMemoryError, UnsupportedModelError
 from companion.llm.base import CancelFlag, Chunk, GenerationOptions, Message, ModelInfo
+from companion.llm.catalog import display_name
 from companion.llm.cpu import CpuLoad, background_priority, free_threads, missing_cpu_features, physical_cores, unsupported_cpu_message
 from companion.llm.gguf import GGUFInfo, read_gguf
 from companion.llm.toolparse import ToolTextFilter, prompt_inputs
@@ -120,6 +121,62 @@ def probe_model(path: Path) -> None:
     llama_cpp.llama_model_free(model)
 
 
+def engine_version() -> str:
+    """"llama-cpp-python X (llama.cpp Y)": the inference engine this build runs."""
+    from importlib import metadata
+
+    try:
+        binding = metadata.version("llama-cpp-python")
+    except metadata.PackageNotFoundError:
+        return "llama-cpp-python is not installed"
+    try:
+        import llama_cpp
+
+        native = llama_cpp.llama_version().decode("utf-8", "replace")
+    except (ImportError, OSError, AttributeError):  # an old binding or a library that will not load
+        return f"llama-cpp-python {binding}"
+    return f"llama-cpp-python {binding} (llama.cpp {native})"
+
+
+def architecture_known(name: str) -> bool:
+    """Whether this llama.cpp knows the GGUF architecture `name`: it opens a weightless GGUF that names it
+    and reports whether loading stopped at "unknown model architecture" (nothing is downloaded)."""
+    import tempfile
+
+    from companion.llm.gguf import minimal_gguf
+
+    _route_llama_logs()
+    import llama_cpp
+
+    lines: list[str] = []
+    handler = _ListHandler(lines)
+    llama_log.addHandler(handler)
+    previous = llama_log.level
+    llama_log.setLevel(logging.DEBUG)
+    try:
+        with tempfile.TemporaryDirectory(prefix="companion-arch-") as folder:
+            path = Path(folder) / "probe.gguf"
+            path.write_bytes(minimal_gguf({"general.architecture": name}))
+            params = llama_cpp.llama_model_default_params()
+            params.vocab_only = True
+            model = llama_cpp.llama_model_load_from_file(str(path).encode("utf-8"), params)
+            if model:
+                llama_cpp.llama_model_free(model)
+    finally:
+        llama_log.removeHandler(handler)
+        llama_log.setLevel(previous)
+    return not any("unknown model architecture" in line for line in lines)
+
+
+class _ListHandler(logging.Handler):
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines = lines
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
 class LlamaBackend:
     """One llama.cpp model; calls are serialized on an internal lock (Llama is not thread-safe)."""
 
@@ -178,7 +235,7 @@ class LlamaBackend:
         self._cancel = CancelFlag()
         template = meta.chat_template or ""
         self.info = ModelInfo(
-            name=meta.name,
+            name=display_name(path, meta.metadata.get("general.name")),
             path=str(path),
             n_ctx=self._llm.n_ctx(),
             n_gpu_layers=layers,

@@ -3,27 +3,20 @@
 from __future__ import annotations
 
 import html
-from importlib import metadata
 
 from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import QCoreApplication, qVersion
 
 from companion import __version__
+from companion.llm.llama import engine_version
 from companion.paths import Home
-
-
-def _version(package: str) -> str:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return "—"
 
 
 def about_text(home: Home) -> str:
     translate = QCoreApplication.translate
     rows = [
         (translate("About", "Companion"), __version__),
-        ("llama-cpp-python", _version("llama-cpp-python")),
+        (translate("About", "Model engine"), engine_version()),
         ("Qt / PySide6", f"{qVersion()} / {pyside_version}"),
         (translate("About", "Memory folder"), str(home.memory)),
         (translate("About", "Settings"), str(home.settings_file)),

@@ -15,6 +15,7 @@ EXTENSION_MODULES: tuple[str, ...] = (
     "companion.ui.portability",
     "companion.ui.sleep_glue",
     "companion.ui.model_settings",
+    "companion.ui.model_offer",
 )
 
 

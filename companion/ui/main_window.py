@@ -117,6 +117,10 @@ class MainWindow(QMainWindow):
     def add_status_widget(self, widget: QWidget) -> None:
         self.statusBar().addPermanentWidget(widget)
 
+    def add_banner(self, widget: QWidget) -> None:
+        """A strip above the conversation, for news that needs an answer (a better model is offered)."""
+        self._column_layout.insertWidget(self._column_layout.indexOf(self.chat), widget)
+
     # -- building ----------------------------------------------------------------
 
     def _build_central(self) -> None:
@@ -128,6 +132,7 @@ class MainWindow(QMainWindow):
         layout.setSpacing(0)
         self.find_bar = self._build_find_bar()
         layout.addWidget(self.find_bar)
+        self._column_layout = layout
         self.chat = ChatView(self.daylog)
         self.chat.copied.connect(lambda _t: self.show_message(self.tr("Copied."), 2000))
         layout.addWidget(self.chat, 1)

@@ -35,7 +35,8 @@ from PySide6.QtWidgets import (
 from companion.errors import CompanionError, DownloadCancelled
 from companion.llm import hardware
 from companion.llm.apikeys import KeyStore
-from companion.llm.download import CURATED, Downloader
+from companion.llm.catalog import CURATED
+from companion.llm.download import Downloader
 from companion.llm.gguf import read_gguf
 from companion.llm.hardware import GPU_LAYERS_ALL, GPU_LAYERS_AUTO, Capabilities
 from companion.llm.library import ModelEntry, ModelLibrary

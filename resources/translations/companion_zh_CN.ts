@@ -33,6 +33,10 @@
       <source>An offline companion with a memory you own. Everything stays on this computer.</source>
       <translation>一个离线的陪伴助手，记忆归你所有。一切都保存在这台电脑上。</translation>
     </message>
+    <message>
+      <source>Model engine</source>
+      <translation>模型引擎</translation>
+    </message>
   </context>
   <context>
     <name>App</name>
@@ -1046,6 +1050,152 @@ You can still read the conversation and edit your memory. Choose another model f
       <location filename="../../companion/ui/model_settings.py" line="52" />
       <source>&amp;Model…</source>
       <translation>模型(&amp;M)…</translation>
+    </message>
+  </context>
+  <context>
+    <name>ModelOffer</name>
+    <message>
+      <source>%1 GB</source>
+      <translation>%1 GB</translation>
+    </message>
+    <message>
+      <source>You're chatting with a tiny built-in model</source>
+      <translation>你正在和一个很小的内置模型聊天</translation>
+    </message>
+    <message>
+      <source>It is only a demo: its answers are simple and often wrong. For this computer I recommend &lt;b&gt;%1&lt;/b&gt;. %2&lt;br&gt;%3 download, runs offline; it downloads in the background while we keep talking.</source>
+      <translation>它只是个演示模型：回答很简单，也常常出错。这台电脑推荐使用 &lt;b&gt;%1&lt;/b&gt;。%2&lt;br&gt;下载大小 %3，可离线运行；它会在后台下载，我们可以继续聊天。</translation>
+    </message>
+    <message>
+      <source>Download %1</source>
+      <translation>下载（%1）</translation>
+    </message>
+    <message>
+      <source>No thanks</source>
+      <translation>不用了</translation>
+    </message>
+    <message>
+      <source>Downloading %1…</source>
+      <translation>正在下载 %1…</translation>
+    </message>
+    <message>
+      <source>Keep chatting: the built-in model answers until the new one is ready.</source>
+      <translation>继续聊吧：新模型准备好之前，由内置模型回答。</translation>
+    </message>
+    <message>
+      <source>Stop</source>
+      <translation>停止</translation>
+    </message>
+    <message>
+      <source>The download of %1 stopped</source>
+      <translation>%1 的下载已停止</translation>
+    </message>
+    <message>
+      <source>What was downloaded is kept; resuming continues where it stopped.</source>
+      <translation>已下载的部分会保留；继续下载会从停下的地方接着下。</translation>
+    </message>
+    <message>
+      <source>Resume download</source>
+      <translation>继续下载</translation>
+    </message>
+    <message>
+      <source>%1 is ready</source>
+      <translation>%1 已就绪</translation>
+    </message>
+    <message>
+      <source>Downloaded and checked. Switch now? Our conversation and your memory stay as they are.</source>
+      <translation>已下载并校验。现在切换吗？我们的对话和你的记忆都会保持不变。</translation>
+    </message>
+    <message>
+      <source>Use this model</source>
+      <translation>使用这个模型</translation>
+    </message>
+    <message>
+      <source>Later</source>
+      <translation>稍后</translation>
+    </message>
+    <message>
+      <source>Switching to %1…</source>
+      <translation>正在切换到 %1…</translation>
+    </message>
+    <message>
+      <source>Loading the model; this takes a few seconds.</source>
+      <translation>正在加载模型，需要几秒钟。</translation>
+    </message>
+    <message>
+      <source>Now using %1</source>
+      <translation>现在使用的是 %1</translation>
+    </message>
+    <message>
+      <source>Replies come from it from now on. Settings &gt; Model lists other models.</source>
+      <translation>从现在起由它来回答。“设置 &gt; 模型”中还有其他模型。</translation>
+    </message>
+    <message>
+      <source>Understood. Settings &gt; Model has other models whenever you want one.</source>
+      <translation>好的。需要时可以在“设置 &gt; 模型”中选择其他模型。</translation>
+    </message>
+    <message>
+      <source>%1 of %2 GB</source>
+      <translation>%1 / %2 GB</translation>
+    </message>
+    <message>
+      <source>about %1 min left</source>
+      <translation>约剩 %1 分钟</translation>
+    </message>
+    <message>
+      <source>less than 2 min left</source>
+      <translation>剩余不到 2 分钟</translation>
+    </message>
+    <message>
+      <source>Switched to %1. Replies come from it from now on.</source>
+      <translation>已切换到 %1。从现在起由它来回答。</translation>
+    </message>
+    <message>
+      <source>%1 could not be loaded (%2). The built-in model stays in use.</source>
+      <translation>无法加载 %1（%2）。继续使用内置模型。</translation>
+    </message>
+  </context>
+  <context>
+    <name>Catalog</name>
+    <message>
+      <source>The most capable here: warm, thoughtful conversation in English, Chinese and many more.</source>
+      <translation>这里最强的模型：用中文、英文等多种语言进行温暖、细致的交谈。</translation>
+    </message>
+    <message>
+      <source>Best for 8 GB machines: quick, sharp and fluent in Chinese and English.</source>
+      <translation>8 GB 内存电脑的最佳选择：反应快、头脑清楚，中英文都流利。</translation>
+    </message>
+    <message>
+      <source>Gemma 4's small edition: natural conversation in many languages.</source>
+      <translation>Gemma 4 的小型版本：多种语言的自然对话。</translation>
+    </message>
+    <message>
+      <source>Careful reasoning and tidy answers in English.</source>
+      <translation>推理严谨，英文回答条理清楚。</translation>
+    </message>
+    <message>
+      <source>Friendly everyday English conversation on modest laptops.</source>
+      <translation>在普通笔记本上进行友好的日常英文对话。</translation>
+    </message>
+    <message>
+      <source>Small and quick, in Chinese and English; for 4 GB machines.</source>
+      <translation>小巧快速，支持中英文；适合 4 GB 内存的电脑。</translation>
+    </message>
+    <message>
+      <source>Fast replies on old or small machines (English).</source>
+      <translation>在旧电脑或小内存电脑上也能快速回答（英文）。</translation>
+    </message>
+    <message>
+      <source>Tiny multilingual chat for machines with little memory.</source>
+      <translation>适合内存很小的电脑的迷你多语言聊天模型。</translation>
+    </message>
+    <message>
+      <source>A larger English model; best with a GPU or 16 GB RAM.</source>
+      <translation>较大的英文模型；最好有 GPU 或 16 GB 内存。</translation>
+    </message>
+    <message>
+      <source>A larger model for Chinese and English; best with a GPU or 16 GB RAM.</source>
+      <translation>较大的中英文模型；最好有 GPU 或 16 GB 内存。</translation>
     </message>
   </context>
 </TS>

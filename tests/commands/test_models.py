@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import struct
+from importlib import metadata
 
 from companion.cli import main
 from companion.settings import load_settings
@@ -53,6 +54,8 @@ def test_info_shows_machine_and_estimate(tmp_path, capsys):
     assert main(["--home", str(tmp_path / "home"), "models", "info"]) == 0
     out = capsys.readouterr().out
     assert "physical cores" in out and "GPU:" in out and "RAM" in out and "It fits" in out
+    engine = f"Engine: llama-cpp-python {metadata.version('llama-cpp-python')} (llama.cpp "
+    assert engine in out and "Model: SmolLM2 135M (built-in)" in out
 
 
 def test_download_list_and_missing_file_name(tmp_path, capsys):

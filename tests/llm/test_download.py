@@ -9,7 +9,7 @@ from collections import namedtuple
 import pytest
 
 from companion.errors import DownloadCancelled, DownloadError
-from companion.llm.download import CURATED, Downloader, follow_redirect, resolve
+from companion.llm.download import Downloader, follow_redirect, resolve
 from companion.llm.gguf import read_gguf
 
 REPO = "someone/Tiny-GGUF"
@@ -109,14 +109,6 @@ def test_resolve_reads_size_and_sha256(hub, model_bytes):
     remote = resolve(REPO, "m.gguf")
     assert (remote.size, remote.sha256) == (len(model_bytes), digest)
     assert remote.url.startswith(hub.url)
-
-
-def test_curated_list_is_small_chat_ggufs():
-    assert 5 <= len(CURATED) <= 12
-    for model in CURATED:
-        assert model.filename.endswith(".gguf") and "/" in model.repo_id
-        assert 0.3 <= model.size_gb <= 6 and model.ram_gb >= model.size_gb
-        assert "GB" in model.describe()
 
 
 def test_the_token_goes_to_the_hub_origin_only(tmp_path, hub, other_host, model_bytes):

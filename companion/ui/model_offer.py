@@ -1,0 +1,327 @@
+"""While the tiny built-in model runs: offer the best recommended model for this machine, download it
+in the background, and switch to it with one click."""
+
+from __future__ import annotations
+
+import html
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, QLocale, QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QApplication,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QStyle,
+    QVBoxLayout,
+    QWidget,
+)
+
+from companion.errors import CompanionError, DownloadCancelled
+from companion.llm import hardware
+from companion.llm.catalog import CuratedModel, recommend
+from companion.llm.download import Downloader
+from companion.llm.hardware import Capabilities
+from companion.llm.library import ModelLibrary
+from companion.settings import save_settings
+
+log = logging.getLogger(__name__)
+OFFER, DOWNLOADING, STOPPED, READY, SWITCHING, DONE = "offer", "downloading", "stopped", "ready", "switching", "done"
+_GB = 10**9
+
+
+def good_for(model: CuratedModel) -> str:
+    """The model's one-line "good for", in the interface language (the catalog holds English)."""
+    return QCoreApplication.translate("Catalog", model.good_for)
+
+
+def should_offer(window: Any) -> bool:
+    """Only while the built-in model is in use and the user has not said no."""
+    model = window.settings.model
+    return model.backend == "llama" and not model.path and not model.offer_declined
+
+
+def install(window: Any, caps: Capabilities | None = None, chinese: bool | None = None) -> "ModelOffer | None":
+    """Show the offer above the conversation when it applies; returns it (tests drive it)."""
+    if not should_offer(window):
+        return None
+    if chinese is None:
+        chinese = QLocale.system().language() == QLocale.Language.Chinese
+    model = recommend(caps or hardware.detect(), chinese)
+    if model is None:
+        return None
+    offer = ModelOffer(window, model)
+    window.add_banner(offer)
+    window.model_offer = offer
+    return offer
+
+
+class _Bridge(QObject):
+    """Carries the download thread's news to the GUI thread (it has no parent, so it outlives the banner)."""
+
+    progress = Signal(object, object)  # done, total bytes (Python ints)
+    finished = Signal(object)  # the file
+    failed = Signal(str, bool)  # message, stopped by the user
+
+
+class ModelOffer(QFrame):
+    """The banner: offer -> downloading (keep chatting) -> ready -> switching -> done."""
+
+    state_changed = Signal(str)
+
+    def __init__(self, window: Any, model: CuratedModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.window_ = window
+        self.model = model
+        self.state = ""
+        self.path: Path | None = None
+        self.downloader = Downloader(window.home.models)
+        self._thread: threading.Thread | None = None
+        self._bridge = _Bridge()
+        self._bridge.progress.connect(self._progress)
+        self._bridge.finished.connect(self._downloaded)
+        self._bridge.failed.connect(self._failed)
+        self._started = 0.0
+        self._resumed_from = 0
+        self.switch_started: float | None = None  # when "Use this model" was clicked (bench reads it)
+        self.setObjectName("modelOffer")
+        self._build()
+        window.backend_changed.connect(self._backend_changed)
+        worker = getattr(getattr(window, "controller", None), "worker", None)
+        if worker is not None:
+            worker.load_failed.connect(self._load_failed)
+        window.destroyed.connect(lambda *_: self.stop())
+        existing = window.home.models / model.filename
+        if existing.is_file():
+            self.path = existing
+            self._set_state(READY)
+        else:
+            self._set_state(STOPPED if self.downloader.partial_path(model.filename).exists() else OFFER)
+
+    # -- building ---------------------------------------------------------------
+
+    def _build(self) -> None:
+        outer = QHBoxLayout(self)
+        outer.setContentsMargins(14, 10, 14, 10)
+        outer.setSpacing(12)
+        self.icon = QLabel()
+        self.icon.setObjectName("offerIcon")
+        self.icon.setAlignment(Qt.AlignmentFlag.AlignTop)
+        icon = QApplication.windowIcon()
+        if icon.isNull():
+            icon = self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxInformation)
+        self.icon.setPixmap(icon.pixmap(32, 32))
+        outer.addWidget(self.icon)
+        text = QVBoxLayout()
+        text.setSpacing(4)
+        self.title = QLabel()
+        self.title.setObjectName("offerTitle")
+        self.title.setWordWrap(True)
+        self.body = QLabel()
+        self.body.setObjectName("offerBody")
+        self.body.setWordWrap(True)
+        self.bar = QProgressBar()
+        self.bar.setObjectName("offerProgress")
+        self.bar.setRange(0, 1000)
+        self.bar.setTextVisible(False)
+        self.bar.setMaximumHeight(8)
+        self.detail = QLabel()
+        self.detail.setObjectName("offerDetail")
+        text.addWidget(self.title)
+        text.addWidget(self.body)
+        text.addWidget(self.bar)
+        text.addWidget(self.detail)
+        outer.addLayout(text, 1)
+        buttons = QVBoxLayout()
+        buttons.setSpacing(6)
+        self.primary = QPushButton()
+        self.primary.setObjectName("offerPrimary")
+        self.primary.setDefault(True)
+        self.primary.clicked.connect(self._primary_clicked)
+        self.secondary = QPushButton()
+        self.secondary.setObjectName("offerSecondary")
+        self.secondary.setFlat(True)
+        self.secondary.clicked.connect(self._secondary_clicked)
+        buttons.addWidget(self.primary)
+        buttons.addWidget(self.secondary)
+        buttons.addStretch(1)
+        outer.addLayout(buttons)
+
+    def _size_text(self) -> str:
+        return self.tr("%1 GB").replace("%1", f"{self.model.size_gb:.1f}")
+
+    def _set_state(self, state: str, detail: str = "") -> None:
+        self.state = state
+        self.setProperty("state", state)
+        self.style().unpolish(self)
+        self.style().polish(self)
+        name = self.model.label
+        self.bar.setVisible(state in (DOWNLOADING, SWITCHING))
+        self.detail.setVisible(state == DOWNLOADING)
+        self.detail.setText("")
+        self.primary.setEnabled(state not in (SWITCHING, DONE))
+        self.primary.setVisible(state != DONE)
+        self.secondary.setVisible(state not in (SWITCHING, DONE))
+        if state == OFFER:
+            self.title.setText(self.tr("You're chatting with a tiny built-in model"))
+            self.body.setText(self.tr(
+                "It is only a demo: its answers are simple and often wrong. For this computer I recommend <b>%1</b>. "
+                "%2<br>%3 download, runs offline; it downloads in the background while we keep talking."
+            ).replace("%1", html.escape(name)).replace("%2", html.escape(good_for(self.model)))
+                .replace("%3", self._size_text()))
+            self.primary.setText(self.tr("Download %1").replace("%1", self._size_text()))
+            self.secondary.setText(self.tr("No thanks"))
+        elif state == DOWNLOADING:
+            self.title.setText(self.tr("Downloading %1…").replace("%1", name))
+            self.body.setText(self.tr("Keep chatting: the built-in model answers until the new one is ready."))
+            self.bar.setRange(0, 0)
+            self.primary.setText(self.tr("Stop"))
+            self.secondary.setText(self.tr("No thanks"))
+        elif state == STOPPED:
+            self.title.setText(self.tr("The download of %1 stopped").replace("%1", name))
+            self.body.setText(detail or self.tr("What was downloaded is kept; resuming continues where it stopped."))
+            self.primary.setText(self.tr("Resume download"))
+            self.secondary.setText(self.tr("No thanks"))
+        elif state == READY:
+            self.title.setText(self.tr("%1 is ready").replace("%1", name))
+            self.body.setText(detail or self.tr("Downloaded and checked. Switch now? Our conversation and your memory stay as they are."))
+            self.primary.setText(self.tr("Use this model"))
+            self.secondary.setText(self.tr("Later"))
+        elif state == SWITCHING:
+            self.title.setText(self.tr("Switching to %1…").replace("%1", name))
+            self.body.setText(self.tr("Loading the model; this takes a few seconds."))
+            self.bar.setRange(0, 0)
+        elif state == DONE:
+            self.title.setText(self.tr("Now using %1").replace("%1", name))
+            self.body.setText(self.tr("Replies come from it from now on. Settings > Model lists other models."))
+            QTimer.singleShot(8000, self.hide)
+        self.state_changed.emit(state)
+
+    # -- actions ------------------------------------------------------------------
+
+    def _primary_clicked(self) -> None:
+        if self.state in (OFFER, STOPPED):
+            self.start_download()
+        elif self.state == DOWNLOADING:
+            self.downloader.cancel()
+        elif self.state == READY:
+            self.use_model()
+
+    def _secondary_clicked(self) -> None:
+        if self.state == READY:
+            self.hide()  # "Later": asked again at the next start
+            return
+        self.decline()
+
+    def decline(self) -> None:
+        """No thanks: stop any download and never offer again (Settings > Model still lists the models)."""
+        self.downloader.cancel()
+        settings = self.window_.settings
+        settings.model.offer_declined = self.model.key
+        try:
+            save_settings(self.window_.home.settings_file, settings)
+        except CompanionError as exc:
+            self.window_.show_message(str(exc), 10000)
+        self.hide()
+        self.window_.show_message(self.tr("Understood. Settings > Model has other models whenever you want one."), 8000)
+
+    def start_download(self) -> None:
+        if self._thread is not None and self._thread.is_alive():
+            return
+        partial = self.downloader.partial_path(self.model.filename)
+        self._resumed_from = partial.stat().st_size if partial.exists() else 0
+        self._started = time.monotonic()
+        self._set_state(DOWNLOADING)
+        bridge, downloader, model = self._bridge, self.downloader, self.model
+
+        def work() -> None:
+            try:
+                path = downloader.download(model.repo_id, model.filename, progress=bridge.progress.emit)
+            except DownloadCancelled as exc:
+                bridge.failed.emit(str(exc), True)
+            except CompanionError as exc:
+                bridge.failed.emit(str(exc), False)
+            except Exception as exc:  # shown, not lost in a dead thread
+                log.exception("model download failed")
+                bridge.failed.emit(f"Unexpected error: {exc}", False)
+            else:
+                bridge.finished.emit(path)
+
+        self._thread = threading.Thread(target=work, name="model-offer-download", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop a download (the part is kept for a resume) and wait for its thread."""
+        self.downloader.cancel()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def use_model(self) -> None:
+        """Make the downloaded file the active model, save settings and load it (the chat keeps going)."""
+        if self.path is None:
+            return
+        window = self.window_
+        library = ModelLibrary(window.home, window.settings.model)
+        try:
+            library.set_active(self.path, probe=True)
+            window.settings.model.backend = "llama"
+            save_settings(window.home.settings_file, window.settings)
+        except CompanionError as exc:
+            self._set_state(READY, str(exc))
+            return
+        self.switch_started = time.monotonic()
+        self._set_state(SWITCHING)
+        window.reload_model()
+
+    # -- news from the download and the loader -----------------------------------
+
+    def _progress(self, done: int, total: int) -> None:
+        if self.state != DOWNLOADING or not total:
+            return
+        self.bar.setRange(0, 1000)
+        self.bar.setValue(int(1000 * done / total))
+        elapsed = time.monotonic() - self._started
+        fetched = done - self._resumed_from
+        text = self.tr("%1 of %2 GB").replace("%1", f"{done / _GB:.2f}").replace("%2", f"{total / _GB:.2f}")
+        if elapsed > 3 and fetched > 0:
+            left = (total - done) / (fetched / elapsed)
+            text += " · " + (self.tr("about %1 min left").replace("%1", str(round(left / 60))) if left >= 90
+                             else self.tr("less than 2 min left"))
+        self.detail.setText(f"{text} · {100 * done // total}%")
+
+    def _downloaded(self, path: Path) -> None:
+        self.path = path
+        self._set_state(READY)
+
+    def _failed(self, message: str, stopped: bool) -> None:
+        if self.isHidden():  # declined meanwhile
+            return
+        self._set_state(STOPPED, "" if stopped else message)
+
+    def _backend_changed(self, backend: Any) -> None:
+        if self.state != SWITCHING or backend is None or self.path is None:
+            return
+        if Path(backend.info.path) != self.path:
+            return
+        self._set_state(DONE)
+        self.window_.chat.add_notice(
+            self.tr("Switched to %1. Replies come from it from now on.").replace("%1", self.model.label))
+
+    def _load_failed(self, message: str) -> None:
+        if self.state != SWITCHING:
+            return
+        window = self.window_
+        window.settings.model.path = ""  # back to the built-in model, so the chat keeps working
+        try:
+            save_settings(window.home.settings_file, window.settings)
+        except CompanionError as exc:
+            log.warning("could not restore the built-in model in settings: %s", exc)
+        self._set_state(READY, self.tr("%1 could not be loaded (%2). The built-in model stays in use.")
+                        .replace("%1", self.model.label).replace("%2", message))
+        window.reload_model()
