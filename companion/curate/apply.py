@@ -133,7 +133,12 @@ def _targets(body: str, old: str) -> list[str]:
     """Entries an update replaces: `old` names one entry, or alternative slots ("Is a vegan|Is a vegetarian")."""
     found: list[str] = []
     for part in old.split("|"):
-        found.extend(line for line in E.find_entries(body, part) if line not in found)
+        if "*" in part:  # a slot with a hole: "在*工作" names "在腾讯工作"
+            pattern = re.compile(".+?".join(re.escape(p) for p in part.split("*")), re.I)
+            lines = [l for l in E.active_entries(body) if pattern.fullmatch(E.entry_text(l))]
+        else:
+            lines = E.find_entries(body, part)
+        found.extend(line for line in lines if line not in found)
     return found
 
 

@@ -14,14 +14,14 @@ _EN_MEANT = re.compile(
     re.I,
 )
 _EN_SAID = re.compile(
-    r"^I (?:said|told you|wrote)(?: that)? (?P<o>.+?),? but (?:it'?s |it is |it was |that'?s )?(?:actually |in fact |really )?(?P<x>.+?)[.!]*$", re.I
+    r"^I (?:said|told you|wrote|mentioned)(?: that)? (?P<o>.+?),? but (?:(?:it'?s|it is|it was|that'?s|actually|in fact|really)\s+)*(?P<x>.+?)[.!]*$", re.I
 )
 _EN_NOT_TAIL = re.compile(r"^(?P<x>.+?),\s+not\s+(?P<o>[A-Z][\w'-]*(?: [A-Z][\w'-]*)*|[\w'-]+)[.!]*$")
 _ZH_NOT_IS = re.compile(r"^(?P<pre>我)?不是(?P<o>[^，,。]+)[，,]\s*(?:而)?是(?P<x>[^，,。！]+)[。！]*$")
 _ZH_WRONG = re.compile(r"^(?P<o>[^，,]+)[，,]\s*(?:不对|错了|说错了|不是)[，,]\s*(?:应该|其实)?是(?P<x>[^，,。！]+)[。！]*$")
 _ZH_LEAD = re.compile(r"^(?:我说错了|说错了|不对|更正|纠正一下|抱歉|不好意思)[，,：:。!！\s]*")
 _ZH_TAIL = re.compile(r"^(?P<x>.+?)[，,]\s*(?:而)?不是(?P<o>[^，,。]+)[。！]*$")
-_ZH_MEANT = re.compile(r"^(?:我是说|我的意思是|应该是|其实是|是)(?P<x>[^，,。！]+)[。！]*$")
+_ZH_MEANT = re.compile(r"^(?P<own>我是说|我的意思是|我想说的是)?(?:应该是|其实是|是)?(?P<x>[^，,。！]+)[。！]*$")
 _ARTICLES = {"a", "an", "the"}
 
 
@@ -48,7 +48,7 @@ def correction(sentence: str) -> Correction | None:
         if match:
             return Correction(match.group("x"), match.group("o"))
         match = _ZH_MEANT.match(rest)
-        if match and lead:
+        if match and (lead or match.group("own")):
             return Correction(match.group("x"), None)
         return Correction(rest, None) if lead and rest else None
     for pattern in (_EN_SAID, _EN_MEANT):
@@ -85,7 +85,7 @@ def replace_value(clause: str, new: str, old: str | None = None) -> str:
 
 _EN_PAST = re.compile(
     r"\b(?:I )?(?:used to|no longer|stopped|quit|gave up(?: on)?)\s+(?P<a>[^,.!?;]+)"
-    r"|\bI (?:don'?t|do not|am not|'m not|won'?t)\s+(?P<b>[^,.!?;]+?)\s+(?:any ?more|any longer)\b",
+    r"|\bI(?: don'?t| do not| am not|'m not| won'?t| can'?t)\s+(?P<b>[^,.!?;]+?)\s+(?:any ?more|any longer)\b",
     re.I,
 )
 _ZH_PAST = re.compile(r"(?:不再|已经不|早就不)(?P<a>[^，。！,.了]{2,10})|不(?P<b>[^，。！,.了]{2,10})了|(?:以前|曾经)(?P<c>[^，。！,.]{2,12})")
