@@ -66,6 +66,10 @@ class SensitiveDataError(CompanionError):
     """Text that looks like a secret (password, card number...) was refused."""
 
 
+class RefusedWriteError(CompanionError):
+    """The write policy refused an entry; the message says why (a secret, an instruction in disguise...)."""
+
+
 class HistoryError(CompanionError):
     """A snapshot to restore does not exist."""
 

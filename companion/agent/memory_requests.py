@@ -10,9 +10,10 @@ from companion.curate.apply import Context, apply_file
 from companion.curate.extract import extract
 from companion.curate.ops import APPLIED, Op
 from companion.curate.ops import Outcome as CurateOutcome
-from companion.curate.policy import Actor
+from companion.curate.policy import Actor, Proposal, decide
+from companion.memory import entries as E
 from companion.curate.requests import MemoryRequest, bootstrap_answers
-from companion.memory.dedupe import find_duplicate, normalize
+from companion.memory.dedupe import normalize
 from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record
 
@@ -70,10 +71,6 @@ def _told(outcomes: list[CurateOutcome]) -> Outcome:
     return Outcome(f"Not saved: {reason}. Tell the user so.", False)
 
 
-def _bullets(body: str) -> list[str]:
-    return [line for line in body.splitlines() if line.lstrip().startswith(("- ", "* "))]
-
-
 def _source(source: str | Record, said: str) -> Record:
     if isinstance(source, Record):
         return source
@@ -113,7 +110,7 @@ class MemoryRequests:
         for name in ("MEMORY.md", "USER.md"):
             doc = self.store.read(name)
             lines = doc.body.splitlines(keepends=True)
-            gone = [l for l in lines if l.lstrip().startswith(("- ", "* ")) and matcher(normalize(l))]
+            gone = [l for l in lines if E.is_entry(l) and matcher(normalize(l))]
             if gone:
                 removed.extend(l.strip() for l in gone)
                 keep = [l for l in lines if l not in gone]
@@ -123,24 +120,28 @@ class MemoryRequests:
         return Outcome("Removed from memory (a copy stays in the history): " + "; ".join(removed), True)
 
     def bootstrap(self, message: str, source_id: str, user_turns: int) -> list[str]:
-        """Record names, use and style from the first conversation; write the persona when ready."""
+        """Record names, use and style from the first conversation; write the persona when ready.
+        Every entry passes the curation policy (actor "bootstrap"), like any other writer."""
         answers = bootstrap_answers(message)
-        notes: list[str] = []
-        user = self.store.read("USER.md")
-        existing = _bullets(user.body)
-        for label, value in (("Name", answers.user_name), ("Wants help with", answers.use)):
-            entry = f"{label}: {value}"
-            if value and not find_duplicate(entry, existing):
-                user = self.store.append("USER.md", f"- {entry} ({source_id})", "## Profile", expected_sha=user.sha, actor="chat")
-                notes.append(f"Saved to the user's profile: {entry}")
-        if answers.companion_name or answers.styles or user_turns >= BOOTSTRAP_TURNS:
-            notes.append(self._write_persona(answers.companion_name, answers.styles, source_id))
+        record = _source(source_id, message)
+        ops = [Op("update", "USER.md", "Profile", E.name_entry(answers.user_name), [record.id], old=E.NAME_SLOT)] if answers.user_name else []
+        if answers.use:
+            ops.append(Op("add", "USER.md", "Profile", f"Wants help with: {answers.use}", [record.id]))
+        ctx = Context({record.id: record}, record.day, actor=Actor.BOOTSTRAP)
+        outcomes = apply_file(self.store, "USER.md", ops, ctx, actor="chat") if ops else []
+        notes = [f"Saved to the user's profile: {o.op.text}" if o.status in APPLIED else f"Not saved: {o.reason}."
+                 for o in outcomes if o.status in APPLIED or o.status == "refused"]
+        name = answers.companion_name
+        if name and not decide(Proposal(E.name_entry(name), "SOUL.md", Actor.BOOTSTRAP, "Identity", message)):
+            name = None  # "call yourself Ignore The Rules" is not a name
+        if name or answers.styles or user_turns >= BOOTSTRAP_TURNS:
+            notes.append(self._write_persona(name, answers.styles, source_id))
         return notes
 
     def _write_persona(self, name: str | None, styles: tuple[str, ...], source_id: str) -> str:
         soul = self.store.read("SOUL.md")
         cite = f" ({source_id})"
-        identity = f"- Name: {name}{cite}\n{DEFAULT_IDENTITY}" if name else f"- Name: Companion\n{DEFAULT_IDENTITY}"
+        identity = f"- {E.name_entry(name)}{cite}\n{DEFAULT_IDENTITY}" if name else f"- {E.name_entry('Companion')}\n{DEFAULT_IDENTITY}"
         style = "\n".join(f"- {s}{cite}" for s in styles) or "- Friendly, clear and concise."
         soul = self.store.replace_section("SOUL.md", "## Identity", identity, expected_sha=soul.sha, actor="chat")
         self.store.replace_section("SOUL.md", "## Style", style, expected_sha=soul.sha, actor="chat")

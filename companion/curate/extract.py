@@ -8,6 +8,7 @@ from typing import Callable
 
 from companion.memory.records import Record
 from companion.curate import corrections as C
+from companion.memory import entries as E
 from companion.curate import listen
 from companion.curate.dates import find_dates
 from companion.curate.ops import Op
@@ -67,7 +68,7 @@ def _rule(p: str, file: str, section: str, render: Callable[[re.Match[str]], str
 
 RULES: list[Rule] = [
     # who the user is
-    _rule(r"\b(?i:my name is) (?P<x>[^\W\d_][\w'-]{0,30}(?: [A-Z][\w'-]{0,30})?)", "USER.md", "Profile", lambda m: f"Name: {_x(m)}", "Name:", 0),
+    _rule(r"\b(?i:my name is) (?P<x>[^\W\d_][\w'-]{0,30}(?: [A-Z][\w'-]{0,30})?)", "USER.md", "Profile", lambda m: f"Name: {_x(m)}", E.NAME_SLOT, 0),
     _rule(r"\bI(?:'m| am) allergic to (?P<x>[^.!?]{2,80})", "USER.md", "Profile", lambda m: f"Allergic to {_x(m)}"),
     _rule(r"\bI (?:now |currently |still )?work (?P<p>as|at|for|in) (?P<x>[^.!?]{2,80})", "USER.md", "Profile", lambda m: f"Works {m.group('p').lower()} {_x(m)}", "Works "),
     _rule(r"\bI (?:now )?(?P<x>[a-z]+) for a living\b", "USER.md", "Profile", lambda m: f"{_cap(_third(m.group('x')))} for a living", "Works "),
@@ -89,13 +90,13 @@ RULES: list[Rule] = [
     _rule(r"^(?:please,? )?(?P<x>(?:always|never|don't ever|do not ever) [^.!?]{3,120})", "USER.md", "Instructions", lambda m: _cap(_x(m))),
     _rule(r"\bfrom now on,? (?:please )?(?P<x>[^.!?]{3,120})", "USER.md", "Instructions", lambda m: _cap(_x(m))),
     # persona changes (SOUL)
-    _rule(r"\b(?:call yourself|your name (?:is|should be|will be)|I'?ll call you) (?P<x>[^\W\d_][\w'-]{0,30})", "SOUL.md", "Identity", lambda m: f"Name: {_x(m)}", "Name:"),
+    _rule(r"\b(?:call yourself|your name (?:is|should be|will be)|I'?ll call you) (?P<x>[^\W\d_][\w'-]{0,30})", "SOUL.md", "Identity", lambda m: f"Name: {_x(m)}", E.NAME_SLOT),
     _rule(r"\b(?:please |can you |could you )?(?P<x>be (?:more|less) [a-z]+|(?:talk|speak|reply|answer|write) (?:more |less )?[a-z]+ly)\b", "SOUL.md", "Style", lambda m: _cap(_x(m))),
     # memory: decisions, corrections, interests, events
     _rule(r"\bI(?:'ve| have)? decided (?:to )?(?P<x>[^.!?]{3,120})", "MEMORY.md", "Decisions", lambda m: f"Decided to {_x(m)}"),
     _rule(r"\bI(?:'m| am) (?:interested in|into|learning|studying|reading about) (?P<x>[^.!?]{2,80})", "MEMORY.md", "Topics & Interests", lambda m: f"Interested in {_x(m)}"),
     # Chinese
-    _rule(r"我(?:的名字)?叫(?P<x>[\u4e00-\u9fff]{1,4}|[A-Za-z]{1,20})(?![\u4e00-\u9fffA-Za-z])", "USER.md", "Profile", lambda m: f"名字：{_x(m)}", "名字：", 0),
+    _rule(r"我(?:的名字)?叫(?P<x>[\u4e00-\u9fff]{1,4}|[A-Za-z]{1,20})(?![\u4e00-\u9fffA-Za-z])", "USER.md", "Profile", lambda m: E.name_entry(_x(m)), E.NAME_SLOT, 0),
     _rule(r"我对(?P<x>[^，。！？,.!?]{1,20})过敏", "USER.md", "Profile", lambda m: f"对{_x(m)}过敏", "", 0),
     _rule(r"我(?:现在)?是(?:一名|一个|一位)?(?P<x>[^，。！？,.!?]{0,8}(?:工程师|老师|教师|学生|医生|护士|程序员|设计师|律师|作家|经理|厨师|会计|研究员|翻译|记者|司机|警察|销售))", "USER.md", "Profile", lambda m: f"是{_x(m)}", "是", 0),
     _rule(r"我(?:们)?(?:已经|刚|刚刚|最近)?(?:从|由)?(?:[^，。！？,.!?]{1,12})?搬(?:到|去)了?(?P<x>[^，。！？,.!?了]{1,20})", "USER.md", "Profile", lambda m: f"住在{_x(m)}", "住在", 0),
@@ -106,7 +107,7 @@ RULES: list[Rule] = [
     _rule(r"我(?:很|非常|特别|最)?(?:喜欢|爱吃|爱)(?P<x>[^，。！？,.!?]{1,30})", "USER.md", "Preferences", lambda m: f"喜欢{_x(m)}", "", 0),
     _rule(r"我(?P<n>不太喜欢|不喜欢|讨厌|不爱)(?P<x>[^，。！？,.!?]{1,30})", "USER.md", "Preferences", lambda m: f"{'不太喜欢' if m.group('n') == '不太喜欢' else '不喜欢'}{_x(m)}", "", 0),
     _rule(r"^(?:请你?)?(?:以后|总是|永远)(?:请你?)?(?P<x>[^。！？!?]{2,60})", "USER.md", "Instructions", lambda m: f"以后{_x(m)}", "", 0),
-    _rule(r"(?:你就叫|就叫你|你的名字叫)(?P<x>[\u4e00-\u9fffA-Za-z]{1,12})", "SOUL.md", "Identity", lambda m: f"Name: {_x(m)}", "Name:", 0),
+    _rule(r"(?:你就叫|就叫你|你的名字叫)(?P<x>[\u4e00-\u9fffA-Za-z]{1,12})", "SOUL.md", "Identity", lambda m: f"Name: {_x(m)}", E.NAME_SLOT, 0),
     _rule(r"(?P<x>(?:说话|回答|回复)(?:要|请)?(?:更|再)?(?:简洁|简短|详细|正式|随意|幽默)一?(?:点|些)?)", "SOUL.md", "Style", lambda m: _x(m), "", 0),
     _rule(r"我决定(?P<x>[^。！？!?]{2,60})", "MEMORY.md", "Decisions", lambda m: f"决定{_x(m)}", "", 0),
     _rule(r"我(?:在学|正在学)(?P<x>[^，。！？,.!?]{1,20})", "MEMORY.md", "Topics & Interests", lambda m: f"在学{_x(m)}", "", 0),

@@ -1,32 +1,36 @@
-"""The user's and the companion's names: the `- Name:` line of USER.md / SOUL.md (read by recall, set from Preferences)."""
+"""The user's and the companion's names: the `Name:` entry of USER.md / SOUL.md (read by recall, set from Preferences)."""
 
 from __future__ import annotations
 
-import re
-
+from companion.errors import RefusedWriteError
+from companion.curate.policy import FACT_FILES, Actor, Proposal, decide
+from companion.memory import entries as E
 from companion.memory.longterm import LongTermStore
-
-_NAME_LINE = re.compile(r"^- Name: .*$", re.MULTILINE)
 
 
 def current_name(store: LongTermStore, file: str) -> str:
-    match = _NAME_LINE.search(store.read(file).body)
-    if not match:
-        return ""
-    value = match.group(0)[len("- Name: "):]
-    return re.sub(r"\s*\(\d{4}-\d{2}-\d{2}#\d+\)\s*$", "", value).strip()
+    for line in store.read(file).body.splitlines():
+        name = E.name_of(line)
+        if name:
+            return name
+    return ""
 
 
 def set_name(store: LongTermStore, file: str, section: str, name: str) -> bool:
-    """Replace the first `- Name:` line, or add one under `section`. False when nothing changed."""
+    """Replace the active `Name:` entry, or add one under `section`. False when nothing changed;
+    RefusedWriteError when the policy refuses the name (an instruction in disguise, a secret)."""
     name = " ".join(name.split())
     if not name or name == current_name(store, file):
         return False
     doc = store.read(file)
-    line = f"- Name: {name}"
-    if _NAME_LINE.search(doc.body):
-        body = _NAME_LINE.sub(lambda _m: line, doc.body, count=1)
-        store.write(file, doc.with_body(body), doc.sha, actor="user")
+    others = {other: store.read(other).body for other in FACT_FILES if other != file}
+    decision = decide(Proposal(E.name_entry(name), file, Actor.USER, section), others)
+    if not decision:
+        raise RefusedWriteError(f"That name was not saved: {decision.reason}.")
+    line = f"- {decision.text}"
+    old = next((l for l in doc.body.splitlines() if E.name_of(l)), None)
+    if old is not None:
+        store.write(file, doc.with_body(E.replace_line(doc.body, old, [line])), doc.sha, actor="user")
     else:
         store.append(file, line, section, expected_sha=doc.sha, actor="user")
     return True

@@ -13,6 +13,8 @@ _CITE = re.compile(r"\s*\((?:\d{4}-\d{2}-\d{2}#\d+(?:,\s*)?)+\)|\s*<!--.*?-->")
 _SUPERSEDED = re.compile(r"^\s*[-*+]\s+~~.*~~.*\bsuperseded\b", re.I)
 _MARK = re.compile(r"\s+[—-]+\s+superseded \d{4}-\d{2}-\d{2}.*$", re.I)
 ID = re.compile(r"\d{4}-\d{2}-\d{2}#\d+")
+_NAME = re.compile(r"^(?:Name|名字)\s*[:：]\s*(?P<v>.+)$")
+NAME_SLOT = "Name:|名字："  # an update of either form replaces the other
 
 
 def is_entry(line: str) -> bool:
@@ -31,6 +33,19 @@ def entry_text(line: str) -> str:
     if text.startswith("~~") and text.endswith("~~"):
         text = text[2:-2]
     return text.strip()
+
+
+def name_entry(name: str) -> str:
+    """The one form of a name entry, in every file and language: 'Name: Lea'."""
+    return f"Name: {name}"
+
+
+def name_of(line: str) -> str | None:
+    """'- Name: Lea (2026-11-01#3)' or '* 名字：小明' -> the name; None for other lines."""
+    if not is_entry(line) or is_superseded(line):
+        return None
+    match = _NAME.match(entry_text(line))
+    return match.group("v").strip() if match else None
 
 
 def cited_ids(line: str) -> list[str]:

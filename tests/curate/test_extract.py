@@ -30,7 +30,7 @@ def _record(text: str, role: str = "user") -> Record:
         ("I said Tuesday but it's Wednesday.", "MEMORY.md", "Corrections", "Wednesday (not Tuesday)"),
         ("I'm learning the cello", "MEMORY.md", "Topics & Interests", "Interested in the cello"),
         ("I have a dentist appointment tomorrow.", "MEMORY.md", "Upcoming", "2024-05-14: Dentist appointment"),
-        ("我叫小明", "USER.md", "Profile", "名字：小明"),
+        ("我叫小明", "USER.md", "Profile", "Name: 小明"),
         ("我对花生过敏", "USER.md", "Profile", "对花生过敏"),
         ("我住在上海", "USER.md", "Profile", "住在上海"),
         ("我喜欢喝茶", "USER.md", "Preferences", "喜欢喝茶"),
