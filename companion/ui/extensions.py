@@ -16,6 +16,9 @@ EXTENSION_MODULES: tuple[str, ...] = (
     "companion.ui.sleep_glue",
     "companion.ui.model_settings",
     "companion.ui.model_offer",
+    "companion.ui.tray",
+    "companion.ui.reminder_glue",
+    "companion.ui.private_toggle",
 )
 
 

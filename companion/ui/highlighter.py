@@ -1,4 +1,4 @@
-"""Markdown highlighting for the memory editor: frontmatter, headings, lists, comments, citations."""
+"""Markdown highlighting for the memory editor: frontmatter, headings, lists, comments, citations (as links)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ _IN_FRONT = 1
 _AFTER_FRONT = 2
 _HEADING = re.compile(r"^#{1,6}\s.*$")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
-_COMMENT = re.compile(r"<!--.*?-->")
-_CITE = re.compile(r"\(\d{4}-\d{2}-\d{2}#\d+\)")
+COMMENT = re.compile(r"<!--.*?-->")
+CITATION = re.compile(r"\((\d{4}-\d{2}-\d{2}#\d+)\)")
 
 
 def _format(color: QColor, bold: bool = False, italic: bool = False) -> QTextCharFormat:
@@ -33,6 +33,7 @@ class MarkdownHighlighter(QSyntaxHighlighter):
         self.bullet = _format(QColor("#e0a458" if dark else "#b05a00"), bold=True)
         self.comment = _format(QColor("#7f8c8d" if dark else "#8a8a8a"), italic=True)
         self.cite = _format(QColor("#8fbf7f" if dark else "#3c7a2e"))
+        self.cite.setFontUnderline(True)  # citations open the day log when clicked
 
     def highlightBlock(self, text: str) -> None:
         previous = self.previousBlockState()
@@ -52,6 +53,9 @@ class MarkdownHighlighter(QSyntaxHighlighter):
         bullet = _BULLET.match(text)
         if bullet:
             self.setFormat(0, bullet.end(), self.bullet)
-        for pattern, fmt in ((_COMMENT, self.comment), (_CITE, self.cite)):
-            for match in pattern.finditer(text):
-                self.setFormat(match.start(), match.end() - match.start(), fmt)
+        comments = [(m.start(), m.end()) for m in COMMENT.finditer(text)]
+        for start, end in comments:
+            self.setFormat(start, end - start, self.comment)
+        for match in CITATION.finditer(text):
+            if not any(s <= match.start() < e for s, e in comments):
+                self.setFormat(match.start(), match.end() - match.start(), self.cite)

@@ -1,8 +1,9 @@
-"""Read-only view of any day's log and of the digests, picked from a list."""
+"""Read-only view of any day's log and of the digests, picked from a list; opens at a cited record."""
 
 from __future__ import annotations
 
 import html
+from datetime import date
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -40,6 +41,9 @@ class JournalView(QWidget):
         splitter.setSizes([160, 400])
         layout.addWidget(splitter, 1)
         self._filled = False
+        self.highlighted: str | None = None  # the record a citation pointed at
+        self._anchors: set[str] = set()
+        self._found = False
 
     def showEvent(self, event: object) -> None:  # type: ignore[override]
         if not self._filled:
@@ -66,12 +70,41 @@ class JournalView(QWidget):
         if self.list.count() == 0:
             self.view.setHtml("<p><i>" + self.tr("Nothing here yet.") + "</i></p>")
 
+    def show_record(self, record_id: str) -> bool:
+        """Open the day log of `record_id` scrolled to that record, highlighted. False if it is not there."""
+        try:
+            day = date.fromisoformat(record_id.split("#", 1)[0])
+        except ValueError:
+            return False
+        self.highlighted = record_id
+        if self.kind.currentData() != "logs":
+            self.kind.setCurrentIndex(0)  # refreshes the list
+        elif not self._filled:
+            self.refresh()
+        for row in range(self.list.count()):
+            item = self.list.item(row)
+            if item.data(Qt.ItemDataRole.UserRole) == ("log", day):
+                if self.list.currentItem() is item:
+                    self._show(item)
+                else:
+                    self.list.setCurrentItem(item)
+                self.list.scrollToItem(item)
+                return self._found
+        self.view.setHtml("<p><i>" + self.tr("The day log of %1 is not here (it may have been moved or deleted).")
+                          .replace("%1", day.isoformat()) + "</i></p>")
+        return False
+
     def _show(self, item: QListWidgetItem | None) -> None:
         if item is None:
             return
         what, value = item.data(Qt.ItemDataRole.UserRole)
         if what == "log":
             self.view.setHtml(self._day_html(value))
+            self._found = False
+            if self.highlighted and self.highlighted.startswith(value.isoformat() + "#"):
+                anchor = "r" + self.highlighted.split("#", 1)[1]
+                self._found = anchor in self._anchors
+                self.view.scrollToAnchor(anchor)
         else:
             self.view.setMarkdown(Path(value).read_text(encoding="utf-8", errors="replace"))
 
@@ -80,11 +113,17 @@ class JournalView(QWidget):
         who = {"user": self.tr("You"), "assistant": self.tr("Companion"), "tool": self.tr("Tool"),
                "event": self.tr("Event")}
         rows = []
+        self._anchors = set()
         for record in read.records:
             stamp = record.ts[11:16]
             text = html.escape(record.text).replace("\n", "<br>")
             note = " <i>(" + self.tr("regenerated") + ")</i>" if record.extra.get("replaces") else ""
-            rows.append(f"<p><b>{stamp} {who.get(record.role, record.role)}</b>{note}<br>{text}</p>")
+            if record.private:
+                note += " <i>(" + self.tr("private") + ")</i>"
+            anchor = f"r{record.seq}"
+            self._anchors.add(anchor)
+            style = " style='background-color:#fff3bf; color:#1a1a1a'" if record.id == self.highlighted else ""
+            rows.append(f"<a name='{anchor}'></a><p{style}><b>{stamp} {who.get(record.role, record.role)}</b>{note}<br>{text}</p>")
         for problem in read.problems:
             rows.append(f"<p style='color:#c62828'>{html.escape(str(problem))}</p>")
         return "".join(rows) or "<p><i>" + self.tr("Empty day.") + "</i></p>"

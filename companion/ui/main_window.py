@@ -121,6 +121,18 @@ class MainWindow(QMainWindow):
         """A strip above the conversation, for news that needs an answer (a better model is offered)."""
         self._column_layout.insertWidget(self._column_layout.indexOf(self.chat), widget)
 
+    def add_notice(self, text: str, kind: str = "event") -> None:
+        """A line in the conversation from the app itself (not logged, not sent to the model)."""
+        self.chat.add_notice(text, kind)
+
+    def quote_in_chat(self, text: str) -> None:
+        """Bring the chat forward with `text` at the start of the message being written."""
+        self.composer.edit.setPlainText(text + self.composer.edit.toPlainText())
+        cursor = self.composer.edit.textCursor()
+        cursor.movePosition(cursor.MoveOperation.End)
+        self.composer.edit.setTextCursor(cursor)
+        self.composer.edit.setFocus()
+
     # -- building ----------------------------------------------------------------
 
     def _build_central(self) -> None:

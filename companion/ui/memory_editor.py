@@ -1,9 +1,11 @@
-"""Edit one long-term file: highlighting, preview, save by compare-and-swap, external-change banner."""
+"""Edit one long-term file: the body up front, frontmatter folded away, preview, save by compare-and-swap."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
-from PySide6.QtGui import QFont, QFontDatabase, QTextCursor
+import re
+
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QFont, QFontDatabase, QTextCursor
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -21,7 +23,21 @@ from companion.errors import CompanionError, ConflictError, FrontmatterError
 from companion.memory.document import content_hash, split_frontmatter
 from companion.memory.longterm import LongTermStore
 from companion.ui.diff_view import DiffDialog
-from companion.ui.highlighter import MarkdownHighlighter
+from companion.ui.markdown_edit import MarkdownEdit, preview_markdown
+
+_OPEN = re.compile(r"\A---[ \t]*\n")
+_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.MULTILINE)
+
+
+def split_for_editing(text: str) -> tuple[str, str, str, str]:
+    """(opening delimiter, YAML, closing delimiter, body) such that their concatenation is `text`.
+
+    Text without a (closed) frontmatter block is all body, so nothing is ever lost or moved."""
+    opening = _OPEN.match(text)
+    closing = _CLOSE.search(text, opening.end()) if opening else None
+    if opening is None or closing is None:
+        return "", "", "", text
+    return text[: opening.end()], text[opening.end() : closing.start()], text[closing.start() : closing.end()], text[closing.end() :]
 
 
 class Banner(QFrame):
@@ -59,6 +75,7 @@ class MemoryEditor(QWidget):
     dirty_changed = Signal(bool)
     saved = Signal(str)
     history_requested = Signal(str)
+    citation_clicked = Signal(str)  # a record id such as 2026-11-29#17
 
     def __init__(self, store: LongTermStore, name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -74,21 +91,55 @@ class MemoryEditor(QWidget):
         layout.addLayout(self._toolbar())
         self.banner = Banner()
         layout.addWidget(self.banner)
+        layout.addWidget(self._front_matter())
         self.stack = QStackedWidget()
-        self.editor = QPlainTextEdit()
+        self.editor = MarkdownEdit()
         self.editor.setObjectName("memoryEditor")
-        font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
-        font.setStyleHint(QFont.StyleHint.Monospace)
-        self.editor.setFont(font)
-        self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-        self.highlighter = MarkdownHighlighter(self.editor.document())
+        self.highlighter = self.editor.highlighter
         self.editor.textChanged.connect(self._text_changed)
+        self.editor.citation_clicked.connect(self.citation_clicked)
         self.preview = QTextBrowser()
-        self.preview.setOpenExternalLinks(True)
+        self.preview.setOpenLinks(False)
+        self.preview.anchorClicked.connect(self._link_clicked)
         self.stack.addWidget(self.editor)
         self.stack.addWidget(self.preview)
         layout.addWidget(self.stack, 1)
         self.load()
+
+    def _front_matter(self) -> QWidget:
+        """The YAML block (SOUL.md's triggers, schema_version) behind a disclosure, closed by default."""
+        box = QWidget()
+        column = QVBoxLayout(box)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        self.front_toggle = QToolButton()
+        self.front_toggle.setObjectName("frontToggle")
+        self.front_toggle.setText(self.tr("Triggers and settings"))
+        self.front_toggle.setToolTip(self.tr("The file's frontmatter (YAML): triggers such as the daily greeting, "
+                                             "and settings. Edit with care; saving checks it."))
+        self.front_toggle.setCheckable(True)
+        self.front_toggle.setAutoRaise(True)
+        self.front_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.front_toggle.setArrowType(Qt.ArrowType.RightArrow)
+        self.front_toggle.toggled.connect(self.show_front_matter)
+        self.front_edit = QPlainTextEdit()
+        self.front_edit.setObjectName("frontEditor")
+        font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        font.setStyleHint(QFont.StyleHint.Monospace)
+        self.front_edit.setFont(font)
+        self.front_edit.setMaximumHeight(180)
+        self.front_edit.hide()
+        self.front_edit.textChanged.connect(self._text_changed)
+        column.addWidget(self.front_toggle, 0, Qt.AlignmentFlag.AlignLeft)
+        column.addWidget(self.front_edit)
+        self._delimiters = ("", "")
+        return box
+
+    def show_front_matter(self, on: bool) -> None:
+        self.front_edit.setVisible(on)
+        self.front_toggle.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow)
+        if self.front_toggle.isChecked() != on:
+            self.front_toggle.setChecked(on)
 
     def _toolbar(self) -> QHBoxLayout:
         bar = QHBoxLayout()
@@ -114,7 +165,29 @@ class MemoryEditor(QWidget):
     # -- state -----------------------------------------------------------------
 
     def text(self) -> str:
-        return self.editor.toPlainText()
+        """The whole file as edited: frontmatter (exactly as loaded unless edited) + body."""
+        yaml, body = self.front_edit.toPlainText(), self.editor.toPlainText()
+        opening, closing = self._delimiters
+        if not opening and not yaml.strip():
+            return body
+        if yaml and not yaml.endswith("\n"):
+            yaml += "\n"
+        return (opening or "---\n") + yaml + (closing or "---\n") + body
+
+    def set_text(self, text: str) -> None:
+        """Show `text` (a whole file): the frontmatter goes to the folded box, the rest to the editor."""
+        opening, yaml, closing, body = split_for_editing(text)
+        self._delimiters = (opening, closing)
+        self.front_edit.blockSignals(True)  # one textChanged for the pair, from the body
+        self.front_edit.setPlainText(yaml)
+        self.front_edit.blockSignals(False)
+        self.editor.setPlainText(body)
+        self._text_changed()
+
+    def front_lines(self) -> int:
+        """How many file lines come before the body."""
+        opening, closing = self._delimiters
+        return (opening + self.front_edit.toPlainText() + closing).count("\n") if opening else 0
 
     def is_dirty(self) -> bool:
         return self._dirty
@@ -136,8 +209,8 @@ class MemoryEditor(QWidget):
         self.base = raw.replace("\r\n", "\n")
         self.base_sha = content_hash(raw)
         self.conflict = False
-        self.editor.setPlainText(self.base)
-        self._goto_line(line + 1, scroll=False)
+        self.set_text(self.base)
+        self._goto_line(line + 1 + self.front_lines(), scroll=False)
         self.banner.hide()
         self._refresh_preview()
 
@@ -233,17 +306,31 @@ class MemoryEditor(QWidget):
             _front, _yaml, body = split_frontmatter(self.text())
         except FrontmatterError:
             body = self.text()
-        self.preview.setMarkdown(body)
+        self.preview.setMarkdown(preview_markdown(body))
+
+    def _link_clicked(self, url: QUrl) -> None:
+        if url.scheme() == "record":
+            self.citation_clicked.emit(f"{url.path()}#{url.fragment()}")
+        else:
+            QDesktopServices.openUrl(url)
 
     def _goto_line(self, line: int, scroll: bool = True) -> None:
-        block = self.editor.document().findBlockByNumber(max(0, line - 1))
+        """Put the cursor on file line `line` (1-based), in the frontmatter box or the body."""
+        front = self.front_lines()
+        if line <= front:
+            if scroll:
+                self.show_front_matter(True)
+            target, line = self.front_edit, line - 1  # the opening '---' is not in the box
+        else:
+            target, line = self.editor, line - front
+        block = target.document().findBlockByNumber(max(0, line - 1))
         if not block.isValid():
             return
-        cursor = self.editor.textCursor()
+        cursor = target.textCursor()
         cursor.setPosition(block.position())
         if scroll:  # an error line: select it so it stands out
             cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
-        self.editor.setTextCursor(cursor)
+        target.setTextCursor(cursor)
         if scroll:
-            self.editor.centerCursor()
-            self.editor.setFocus()
+            target.centerCursor()
+            target.setFocus()

@@ -36,6 +36,7 @@ class MemoryPane(QWidget):
             editor.dirty_changed.connect(lambda dirty, n=name: self._mark(n, dirty))
             editor.history_requested.connect(self.show_history)
             editor.saved.connect(self.memory_changed)
+            editor.citation_clicked.connect(self.open_citation)
             self.editors[name] = editor
             self.tabs.addTab(editor, name)
         self.journal = JournalView(home, daylog)
@@ -116,6 +117,11 @@ class MemoryPane(QWidget):
         editor = self.editors[name]
         self.tabs.setCurrentWidget(editor)
         return editor
+
+    def open_citation(self, record_id: str) -> bool:
+        """Show the day log at the cited record (highlighted); False when the record is not in the logs."""
+        self.tabs.setCurrentWidget(self.journal)
+        return self.journal.show_record(record_id)
 
     def show_history(self, name: str | None = None) -> HistoryDialog:
         editor = self.editors.get(name or "") or self.current_editor() or self.editors["MEMORY.md"]

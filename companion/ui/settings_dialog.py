@@ -63,6 +63,10 @@ class SettingsDialog(QDialog):
         self.auto_learn.setToolTip(self.tr("After a reply, facts you tell about yourself go to USER.md / MEMORY.md"))
         self.auto_learn.setChecked(window.settings.memory.auto_learn)
         form.addRow(self.auto_learn)
+        self.keep_in_tray = QCheckBox(self.tr("Keep running in the system tray when the window is closed"))
+        self.keep_in_tray.setToolTip(self.tr("So the nightly sleep and reminders happen while the window is closed"))
+        self.keep_in_tray.setChecked(window.settings.window.keep_in_tray)
+        form.addRow(self.keep_in_tray)
         layout.addWidget(sleep)
 
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
@@ -85,6 +89,8 @@ class SettingsDialog(QDialog):
             window.settings.sleep.enabled = self.sleep_enabled.isChecked()
             window.settings.sleep.time = self.sleep_time.time().toString("HH:mm")
             window.settings.memory.auto_learn = self.auto_learn.isChecked()
+            window.settings.window.keep_in_tray = self.keep_in_tray.isChecked()
+            window.settings.window.tray_asked = True
             save_settings(window.home.settings_file, window.settings)
         except CompanionError as exc:
             QMessageBox.warning(self, self.tr("Preferences not saved"), str(exc))

@@ -9,7 +9,7 @@ from typing import Any
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
-from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QDateTime, QLocale, QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QDialog,
@@ -92,7 +92,8 @@ class SleepController(QObject):
         if not self.window.settings.sleep.enabled:
             self.next_label.setText(self.tr("Nightly sleep off"))
         elif when is not None:
-            self.next_label.setText(self.tr("Next sleep %1").replace("%1", when.strftime("%a %H:%M")))
+            stamp = QLocale().toString(QDateTime(when.date(), when.time()), "ddd HH:mm")  # weekday in the UI's language
+            self.next_label.setText(self.tr("Next sleep %1").replace("%1", stamp))
         else:
             self.next_label.setText("")
 

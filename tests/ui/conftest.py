@@ -29,6 +29,8 @@ def make_window(qtbot: object, home: Home) -> Iterator[Callable[..., MainWindow]
         qtbot.addWidget(window)  # type: ignore[attr-defined]
         # closing at teardown must never wait on a modal question
         window.confirm_discard = lambda _names: QMessageBox.StandardButton.Discard  # type: ignore[method-assign]
+        if hasattr(window, "tray"):
+            window.tray.ask_keep_in_tray = lambda: False  # type: ignore[attr-defined]
         windows.append(window)
         if backend is not None:
             with qtbot.waitSignal(window.backend_changed, check_params_cb=lambda b: b is backend):  # type: ignore[attr-defined]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtWidgets import QApplication
 
 from companion.llm.scripted import ScriptedBackend
@@ -40,12 +40,14 @@ def test_ctrl_s_saves_and_the_next_prompt_contains_the_edit(qtbot, window: MainW
 def test_invalid_yaml_is_refused_naming_the_line(qtbot, window: MainWindow, home: Home) -> None:
     editor = window.memory_pane.open_file("SOUL.md")
     before = (home.memory / "SOUL.md").read_text(encoding="utf-8")
-    text = editor.text().replace("schema_version: 1", "schema_version: 1\nmood: calm: yes", 1)
-    editor.editor.setPlainText(text)
+    assert editor.front_edit.isHidden()  # folded away until asked for
+    yaml = editor.front_edit.toPlainText()
+    editor.front_edit.setPlainText(yaml.replace("schema_version: 1", "schema_version: 1\nmood: calm: yes", 1))
     assert not editor.save()
     assert editor.banner.isVisible() or not editor.banner.isHidden()
     assert "line 3" in editor.banner.label.text()
-    assert editor.editor.textCursor().blockNumber() + 1 >= 3
+    assert not editor.front_edit.isHidden()  # the disclosure opens on the error
+    assert editor.front_edit.textCursor().blockNumber() + 2 >= 3  # file line = box line + the opening ---
     assert (home.memory / "SOUL.md").read_text(encoding="utf-8") == before
     assert editor.is_dirty()
 
@@ -161,3 +163,88 @@ def test_journal_lists_days_and_shows_a_day(qtbot, window: MainWindow, home: Hom
     assert journal.list.count() == 1
     journal.list.setCurrentRow(0)
     assert "Talked about tea" in journal.view.toPlainText()
+
+
+def test_frontmatter_is_folded_and_an_untouched_file_saves_byte_identical(qtbot, window: MainWindow, home: Home) -> None:
+    path = home.memory / "SOUL.md"
+    before = path.read_bytes()
+    editor = window.memory_pane.open_file("SOUL.md")
+    assert "triggers:" not in editor.editor.toPlainText() and editor.editor.toPlainText().startswith("# Soul")
+    assert "first_message_of_day" in editor.front_edit.toPlainText() and editor.front_edit.isHidden()
+    assert editor.front_toggle.text() == "Triggers and settings"
+    assert editor.text() == before.decode("utf-8") and not editor.is_dirty()
+    editor.front_toggle.click()
+    assert not editor.front_edit.isHidden()
+    assert editor.save()
+    assert path.read_bytes() == before
+
+
+def test_triggers_stay_editable_behind_the_disclosure(qtbot, window: MainWindow, home: Home) -> None:
+    editor = window.memory_pane.open_file("SOUL.md")
+    editor.show_front_matter(True)
+    editor.front_edit.setPlainText(editor.front_edit.toPlainText().replace("cooldown: 600", "cooldown: 900"))
+    editor.editor.appendPlainText("- Calm and kind")
+    assert editor.is_dirty() and editor.save()
+    saved = (home.memory / "SOUL.md").read_text(encoding="utf-8")
+    assert saved.startswith("---\nschema_version: 1\n") and "cooldown: 900" in saved
+    assert saved.endswith("## Boundaries\n\n- Calm and kind")
+    assert window.store.read("SOUL.md").meta["triggers"][1]["cooldown"] == 900
+
+
+def test_a_file_without_frontmatter_is_all_body(qtbot, window: MainWindow, home: Home) -> None:
+    atomic_write(home.memory / "USER.md", "# User\n\n## Profile\n- Name: Ana\n")
+    editor = window.memory_pane.open_file("USER.md")
+    editor.load()
+    assert editor.front_edit.toPlainText() == "" and editor.editor.toPlainText().startswith("# User")
+    assert editor.text() == "# User\n\n## Profile\n- Name: Ana\n"
+
+
+def test_empty_sections_show_a_hint_that_is_never_saved(qtbot, window: MainWindow, home: Home) -> None:
+    editor = window.memory_pane.open_file("MEMORY.md")
+    hints = editor.editor.hints()
+    body = editor.editor.toPlainText().splitlines()
+    assert {body[line] for line in hints} >= {"## Facts", "## Upcoming"}
+    assert any("remind me" in text for text in hints.values())
+    editor.editor.appendPlainText("- 2026-12-01 08:00: Call my mother (2026-11-30#1)")
+    assert "## Upcoming" not in {body[line] for line in editor.editor.hints()}
+    editor.set_preview(True)
+    assert "Lasting facts about you" in editor.preview.toPlainText()
+    assert editor.save()
+    assert "Lasting facts" not in (home.memory / "MEMORY.md").read_text(encoding="utf-8")
+
+
+def test_a_citation_opens_the_day_log_at_that_record(qtbot, window: MainWindow, home: Home) -> None:
+    window.show()
+    qtbot.waitExposed(window)
+    records = [window.daylog.append("user", f"message number {n}") for n in range(40)]
+    cited = records[30]
+    editor = window.memory_pane.open_file("MEMORY.md")
+    editor.editor.appendPlainText(f"- Likes long lists ({cited.id})")
+    block = editor.editor.document().lastBlock()
+    cursor = editor.editor.textCursor()
+    cursor.setPosition(block.position() + block.text().index("#") - 3)
+    point = editor.editor.cursorRect(cursor).center()
+    with qtbot.waitSignal(editor.citation_clicked, check_params_cb=lambda rid: rid == cited.id):
+        qtbot.mouseClick(editor.editor.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    journal = window.memory_pane.journal
+    assert window.memory_pane.tabs.currentWidget() is journal
+    assert journal.highlighted == cited.id and journal.list.currentItem().text() == cited.day.isoformat()
+    assert "message number 30" in journal.view.toPlainText()
+    assert journal.view.verticalScrollBar().value() > 0  # scrolled down to the record
+    assert "background-color:#fff3bf" in journal.view.toHtml().replace(" ", "")
+
+
+def test_a_citation_in_the_preview_is_a_link(qtbot, window: MainWindow) -> None:
+    record = window.daylog.append("user", "I moved to Porto")
+    editor = window.memory_pane.open_file("USER.md")
+    editor.editor.appendPlainText(f"- Lives in Porto ({record.id})")
+    editor.set_preview(True)
+    assert f'href="record:{record.id}"' in editor.preview.toHtml()
+    with qtbot.waitSignal(editor.citation_clicked, check_params_cb=lambda rid: rid == record.id):
+        editor.preview.anchorClicked.emit(QUrl(f"record:{record.id}"))
+    assert window.memory_pane.journal.highlighted == record.id
+
+
+def test_a_citation_of_a_missing_day_says_so(qtbot, window: MainWindow) -> None:
+    assert not window.memory_pane.open_citation("2020-01-01#3")
+    assert "not here" in window.memory_pane.journal.view.toPlainText()
