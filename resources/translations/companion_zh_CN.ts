@@ -364,6 +364,14 @@
       <source>Empty day.</source>
       <translation>这一天没有记录。</translation>
     </message>
+    <message>
+      <source>private</source>
+      <translation>私密</translation>
+    </message>
+    <message>
+      <source>The day log of %1 is not here (it may have been moved or deleted).</source>
+      <translation>找不到 %1 的日志（可能已被移动或删除）。</translation>
+    </message>
   </context>
   <context>
     <name>MainWindow</name>
@@ -603,6 +611,14 @@ You can still read the conversation and edit your memory. Choose another model f
       <source>your edits</source>
       <translation>你的修改</translation>
     </message>
+    <message>
+      <source>Triggers and settings</source>
+      <translation>触发器和设置</translation>
+    </message>
+    <message>
+      <source>The file's frontmatter (YAML): triggers such as the daily greeting, and settings. Edit with care; saving checks it.</source>
+      <translation>文件开头的元数据（YAML）：例如每日问候之类的触发器，以及设置。请小心编辑；保存时会检查格式。</translation>
+    </message>
   </context>
   <context>
     <name>MemoryPane</name>
@@ -644,6 +660,12 @@ You can still read the conversation and edit your memory. Choose another model f
       <location filename="../../companion/ui/message_widget.py" line="108" />
       <source>replaced</source>
       <translation>已被替换</translation>
+    </message>
+    <message numerus="yes">
+      <source>Recalled %n memories</source>
+      <translation>
+        <numerusform>回想起 %n 条记忆</numerusform>
+      </translation>
     </message>
   </context>
   <context>
@@ -885,6 +907,10 @@ You can still read the conversation and edit your memory. Choose another model f
       <source>Enter the server's address, e.g. http://127.0.0.1:8080/v1</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Downloaded {name}; the Hub sent no checksum, so only its size and header were checked.</source>
+      <translation>已下载 {name}；Hub 没有提供校验和，因此只检查了文件大小和文件头。</translation>
+    </message>
   </context>
   <context>
     <name>ReportDialog</name>
@@ -981,6 +1007,22 @@ You can still read the conversation and edit your memory. Choose another model f
       <source>Preferences saved.</source>
       <translation>偏好设置已保存。</translation>
     </message>
+    <message>
+      <source>Also learn from our conversations during the day</source>
+      <translation>白天也从我们的对话中学习</translation>
+    </message>
+    <message>
+      <source>After a reply, facts you tell about yourself go to USER.md / MEMORY.md</source>
+      <translation>每次回复后，你讲到的关于自己的事实会写入 USER.md / MEMORY.md</translation>
+    </message>
+    <message>
+      <source>Keep running in the system tray when the window is closed</source>
+      <translation>关闭窗口后在系统托盘中继续运行</translation>
+    </message>
+    <message>
+      <source>So the nightly sleep and reminders happen while the window is closed</source>
+      <translation>这样即使窗口关闭，夜间睡眠和提醒也会照常进行</translation>
+    </message>
   </context>
   <context>
     <name>SleepController</name>
@@ -1019,6 +1061,18 @@ You can still read the conversation and edit your memory. Choose another model f
       <location filename="../../companion/ui/sleep_glue.py" line="204" />
       <source>No sleep report yet: the first one comes after tonight.</source>
       <translation>还没有睡眠报告：今晚之后会有第一份。</translation>
+    </message>
+    <message>
+      <source>When the companion next distills the day into long-term memory</source>
+      <translation>伙伴下一次把当天的对话提炼进长期记忆的时间</translation>
+    </message>
+    <message>
+      <source>Nightly sleep off</source>
+      <translation>夜间睡眠已关闭</translation>
+    </message>
+    <message>
+      <source>Next sleep %1</source>
+      <translation>下次睡眠 %1</translation>
     </message>
   </context>
   <context>
@@ -1196,6 +1250,88 @@ You can still read the conversation and edit your memory. Choose another model f
     <message>
       <source>A larger model for Chinese and English; best with a GPU or 16 GB RAM.</source>
       <translation>较大的中英文模型；最好有 GPU 或 16 GB 内存。</translation>
+    </message>
+  </context>
+  <context>
+    <name>MarkdownEdit</name>
+    <message>
+      <source>Open the day log at this message</source>
+      <translation>打开这条消息所在的日志</translation>
+    </message>
+  </context>
+  <context>
+    <name>PrivacyToggle</name>
+    <message>
+      <source>Don't remember this</source>
+      <translation>不要记住这些</translation>
+    </message>
+    <message>
+      <source>While on, what you say is kept in the day log as private: never learned, recalled, distilled at night or exported (Ctrl+Shift+P)</source>
+      <translation>开启时，你说的话会作为私密内容留在日志里：不会被学习、回想、夜间提炼或导出（Ctrl+Shift+P）</translation>
+    </message>
+    <message>
+      <source>Not remembering</source>
+      <translation>记忆已暂停</translation>
+    </message>
+    <message>
+      <source>Memory paused: what you say now stays in the day log as private and is never learned, recalled or exported. Turn it off to remember again.</source>
+      <translation>记忆已暂停：你现在说的话会作为私密内容留在日志里，不会被学习、回想或导出。关闭开关即可恢复记忆。</translation>
+    </message>
+    <message numerus="yes">
+      <source>Remembering again. %n turn(s) stayed private.</source>
+      <translation>
+        <numerusform>已恢复记忆。有 %n 轮对话保持私密。</numerusform>
+      </translation>
+    </message>
+  </context>
+  <context>
+    <name>ReminderController</name>
+    <message>
+      <source>Reminder</source>
+      <translation>提醒</translation>
+    </message>
+    <message>
+      <source>Missed reminder (%1)</source>
+      <translation>错过的提醒（%1）</translation>
+    </message>
+  </context>
+  <context>
+    <name>TrayController</name>
+    <message>
+      <source>Companion</source>
+      <translation>Companion</translation>
+    </message>
+    <message>
+      <source>Open</source>
+      <translation>打开</translation>
+    </message>
+    <message>
+      <source>Sleep now</source>
+      <translation>立即睡眠</translation>
+    </message>
+    <message>
+      <source>Quit</source>
+      <translation>退出</translation>
+    </message>
+    <message>
+      <source>Nightly sleep is not available.</source>
+      <translation>夜间睡眠不可用。</translation>
+    </message>
+    <message>
+      <source>Keep Companion running?</source>
+      <translation>让 Companion 继续运行吗？</translation>
+    </message>
+    <message>
+      <source>Keep Companion running in the system tray when its window is closed? Then the nightly sleep and your reminders still happen. You can change this in Preferences.</source>
+      <translation>关闭窗口后让 Companion 在系统托盘中继续运行吗？这样夜间睡眠和提醒仍会照常进行。可以在偏好设置中更改。</translation>
+    </message>
+    <message>
+      <source>Companion is still running</source>
+      <translation>Companion 仍在运行</translation>
+    </message>
+    <message>
+      <source>Reminders and the nightly sleep keep working. Use the tray icon to open or quit.</source>
+      <translation>提醒和夜间睡眠会继续工作。可用托盘图标打开或退出。</translation>
     </message>
   </context>
 </TS>
