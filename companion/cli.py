@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "companion.commands.migrate",
     "companion.commands.models",
     "companion.commands.search",
+    "companion.commands.forget",
     "companion.commands.eval",
     "companion.commands.sleep",
 )

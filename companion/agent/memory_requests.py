@@ -13,9 +13,12 @@ from companion.curate.ops import Outcome as CurateOutcome
 from companion.curate.policy import Actor, Proposal, decide
 from companion.memory import entries as E
 from companion.curate.requests import MemoryRequest, bootstrap_answers
+from companion.memory.daylog import DayLog
 from companion.memory.dedupe import normalize
+from companion.memory.forget import Erased, erase_everywhere
 from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record
+from companion.memory.search import SearchIndex
 
 MIN_FACT, MAX_FACT = 5, 500
 BOOTSTRAP_TURNS = 3
@@ -146,3 +149,14 @@ class MemoryRequests:
         soul = self.store.replace_section("SOUL.md", "## Identity", identity, expected_sha=soul.sha, actor="chat")
         self.store.replace_section("SOUL.md", "## Style", style, expected_sha=soul.sha, actor="chat")
         return f"Your persona is set: {name or 'Companion'}; style: {', '.join(styles) or 'friendly and concise'}."
+
+
+def forget_everywhere(store: LongTermStore, what: str, daylog: DayLog, index: SearchIndex | None = None,
+                      *, dry_run: bool = False) -> Erased | None:
+    """Erase what a "forget" names from past conversations, digests, earlier versions, backups and the
+    search index (the ordinary forget has removed it from the long-term files). None when `what` names
+    nothing specific."""
+    matcher = forget_matcher(what)
+    if matcher is None:
+        return None
+    return erase_everywhere(store.home, matcher, daylog, index, dry_run=dry_run)

@@ -257,7 +257,8 @@ class Agent:
             else:
                 outcome = set_reminder(self.store, request, user_record)
             notes.append(outcome.note)
-            yield TurnEvent("memory", text=outcome.note, data={"changed": outcome.changed})
+            forget = request.text if isinstance(request, MemoryRequest) and request.kind == "forget" else None
+            yield TurnEvent("memory", text=outcome.note, data={"changed": outcome.changed, "forget": forget})
         if self.in_bootstrap() and not private:
             for change in self.requests.bootstrap(text, user_record.id, self._user_turns()):
                 notes.append(change)

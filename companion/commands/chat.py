@@ -10,6 +10,7 @@ from typing import Any, Callable, TextIO
 
 from companion.agent.tools import ToolResult, describe_change
 from companion.agent.turn import Agent, TurnStats
+from companion.commands.forget import ask_and_erase
 from companion.commands.terminal import safe
 from companion.errors import CompanionError
 from companion.llm.loader import add_backend_arguments, load_backend, settings_from_args
@@ -144,6 +145,7 @@ def _one_turn(agent: Agent, text: str, out: TextIO, ask: Callable[[str], bool] |
     """One exchange; returns the memory changes made (applied tool calls and approved proposals)."""
     previous = None
     results: list[ToolResult] = []
+    forgotten: str | None = None
     in_main = threading.current_thread() is threading.main_thread()
     if in_main:
         previous = signal.signal(signal.SIGINT, lambda *_: agent.cancel())
@@ -154,6 +156,7 @@ def _one_turn(agent: Agent, text: str, out: TextIO, ask: Callable[[str], bool] |
                 print(safe(event.text), end="", file=out, flush=True)
             elif event.kind == "memory":
                 print(f"[memory] {safe(event.text)}", file=out, flush=True)
+                forgotten = event.data.get("forget") or forgotten
                 print("companion> ", end="", file=out, flush=True)
             elif event.kind == "tool":
                 results.append(event.data["result"])
@@ -168,4 +171,6 @@ def _one_turn(agent: Agent, text: str, out: TextIO, ask: Callable[[str], bool] |
     finally:
         if in_main and previous is not None:
             signal.signal(signal.SIGINT, previous)
+    if forgotten and ask is not None:
+        ask_and_erase(agent.store, forgotten, agent.daylog, agent.recall.index, ask, out)
     return _settle(agent, results, out, ask)

@@ -36,7 +36,7 @@ from companion.settings import Settings
 from companion.ui.chat_view import ChatView
 from companion.ui.composer import Composer
 from companion.ui.extensions import install_extensions
-from companion.ui import tool_actions
+from companion.ui import forget_everywhere, tool_actions
 from companion.ui.memory_pane import MemoryPane
 from companion.ui.worker import Loader, ModelController
 
@@ -265,7 +265,7 @@ class MainWindow(QMainWindow):
         if event.kind == "user" and event.record is not None:
             self.chat.add_record(event.record)
         elif event.kind == "memory":
-            self.chat.add_notice(event.text)
+            forget_everywhere.offer(self.chat.add_notice(event.text), event.data.get("forget"), self.agent, self.chat)
         elif event.kind == "trimmed":  # the model looped: the reply keeps only the part before the loop
             self.chat.replace_reply(event.text)
         elif event.kind == "tool" and event.record is not None:

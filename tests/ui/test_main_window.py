@@ -292,3 +292,23 @@ def test_find_reaches_days_not_loaded_yet(qtbot, make_window, home: Home) -> Non
     found = [m for m in window.chat.messages() if m.property("found")]
     assert [m.text() for m in found] == ["message of 2025-01-03"]
     assert not any(m.text() == "message of 2025-01-02" for m in window.chat.messages())  # loaded only as far as needed
+
+
+def test_forget_offers_to_erase_everywhere_and_the_screen_follows(qtbot, window: MainWindow, home: Home,
+                                                                 monkeypatch) -> None:
+    from companion.ui import forget_everywhere
+    from companion.ui.message_widget import MessageWidget
+
+    _send(qtbot, window, "My locker code is under the blue mat.")
+    _send(qtbot, window, "forget my locker code")
+    notices = [w for w in window.chat.messages() if isinstance(getattr(w, "forget_everywhere", None), forget_everywhere.ForgetEverywhere)]
+    assert len(notices) == 1
+    action = notices[0].forget_everywhere  # type: ignore[attr-defined]
+    asked: list[str] = []
+    action.ask = lambda _parent, where: asked.append(where) or True
+    action.button.click()
+    assert asked and "message" in asked[0]
+    assert action.button.isHidden()
+    shown = [w.text() for w in window.chat.messages() if isinstance(w, MessageWidget) and w.role == "user"]
+    assert shown and not any("locker" in t.lower() for t in shown)
+    assert not [p for p in home.root.rglob("*.jsonl") if "locker" in p.read_text(encoding="utf-8").lower()]
