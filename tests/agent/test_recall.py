@@ -65,8 +65,8 @@ def test_a_turn_recalls_an_old_snippet_with_its_date_after_the_stable_prefix(hom
     recall = [e for e in events if e.kind == "recall"]
     assert recall and recall[0].data["hits"][0]["id"] == "2024-03-01#1"
     reply = agent.daylog.tail(1)[0]
-    # the match, then the reply to it (a turn beside a match comes along, ranked below it)
-    assert reply.role == "assistant" and reply.extra["recalled"] == ["2024-03-01#1", "2024-03-01#2"]
+    # the match, then the conversation around it (turns beside a match come along, ranked below it)
+    assert reply.role == "assistant" and reply.extra["recalled"] == ["2024-03-01#1", "2024-03-01#2", "2024-03-01#3"]
 
 
 def test_chinese_recall(home, clock, past):

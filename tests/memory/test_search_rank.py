@@ -111,3 +111,20 @@ def test_hits_carry_file_locator_date_and_score(home):
     data = hit.to_dict()
     assert data["file"] == "days/2024-01/2024-01-01.jsonl" and data["id"] == "2024-01-01#1"
     assert data["date"] == "2024-01-01" and data["score"] > 0
+
+
+def test_the_name_that_leads_a_question_names_its_speaker():
+    from companion.memory.search.rank import named_speaker
+    from companion.memory.search.tokenize import query_terms
+
+    names = {"user": "Priya Nair", "assistant": "Tomás"}
+
+    def speaker(question: str) -> str:
+        return named_speaker(query_terms(question), names)
+
+    assert speaker("What did Priya Nair tell Tomás about the bike?") == "user"
+    assert speaker("How does Tomás describe Priya's new job?") == "assistant"
+    assert speaker("Did Priya Nair and Tomás both go hiking?") == ""
+    assert speaker("What did Priya say?") == "user"  # the given name is enough
+    assert speaker("What did Nair say?") == ""
+    assert speaker("Where is the bakery?") == ""

@@ -41,6 +41,7 @@ class RankSettings:
     day_weight: float = 0.5  # a query naming a time ("in May", "last week"): items from then gain this share
     neighbour_weight: float = 0.5  # a turn beside a match (the reply to a question) gets this share of its score
     neighbour_hits: int = 20  # ...for the best this many matches
+    neighbour_span: int = 2  # turns each side; each step further passes on neighbour_weight again
     word_families: bool = True  # a long, rarely found word also finds words sharing its first letters...
     family_below: int = 10  # ...when fewer items than this hold the word itself (more: the family is noise)
     question_words: bool = True  # words that phrase a question ("how many", "what kind") are not searched for
@@ -155,9 +156,21 @@ def search(index: SearchIndex, query: SearchQuery, settings: RankSettings | None
 
 
 def named_speaker(terms: list[str], names: dict[str, str]) -> str:
-    """The role whose name (alone) the query mentions: "what did Anna say" is about Anna's turns."""
-    mentioned = [role for role, name in names.items() if (words := query_terms(name)) and set(words) <= set(terms)]
-    return mentioned[0] if len(mentioned) == 1 else ""
+    """The role whose name leads the query: "what did Anna say", "what did Anna tell Ben" are about
+    Anna's turns; "did Anna and Ben both ..." (names side by side) is about neither in particular."""
+    places = []
+    for role, name in names.items():
+        words = query_terms(name)
+        if words and words[0] in terms:  # the given name is enough: "Priya" for Priya Nair
+            start = terms.index(words[0])
+            whole = terms[start : start + len(words)] == words
+            places.append((start, start + (len(words) if whole else 1), role))
+    if not places:
+        return ""
+    places.sort()
+    if len(places) > 1 and places[1][0] == places[0][1]:  # "Anna and Ben": the stopword between them is gone
+        return ""
+    return places[0][2]
 
 
 def score_candidates(
@@ -210,10 +223,11 @@ def with_neighbours(index: SearchIndex, hits: list[Hit], query: SearchQuery, set
         day, _, seq = hit.item.locator.partition("#")
         if not seq.isdigit():
             continue
-        for near in (f"{day}#{int(seq) - 1}", f"{day}#{int(seq) + 1}"):
-            score = hit.score * settings.neighbour_weight
-            if near not in query.exclude and score > offered.get(near, (0.0, 0.0))[0]:
-                offered[near] = (score, hit.relevance * settings.neighbour_weight)
+        for step in range(1, settings.neighbour_span + 1):
+            share = settings.neighbour_weight**step
+            for near in (f"{day}#{int(seq) - step}", f"{day}#{int(seq) + step}"):
+                if near not in query.exclude and hit.score * share > offered.get(near, (0.0, 0.0))[0]:
+                    offered[near] = (hit.score * share, hit.relevance * share)
     for record_id, (score, relevance) in offered.items():
         known = by_id.get(record_id)
         if known is not None and score > known.score:
