@@ -41,3 +41,13 @@ def test_eval_command_writes_a_table_and_json(tmp_path, capsys):
 def test_eval_of_a_missing_dataset_is_a_clear_error(tmp_path, capsys):
     assert main(["eval", str(tmp_path / "missing.json")]) == 1
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_stored_text_cannot_drive_the_terminal(home, capsys):
+    log = DayLog(home.days, lambda: datetime(2024, 3, 1, 9, tzinfo=timezone.utc))
+    log.append("user", "clipboard \x1b]52;c;cm0gLXJmIH4=\x07 and \x1b[2J\x9b1m screen")
+    for argv in (["search", "clipboard"], ["search", "clipboard", "--json"]):
+        assert main(argv) == 0
+        captured = capsys.readouterr()
+        assert "clipboard" in captured.out
+        assert not any(ch in captured.out + captured.err for ch in "\x1b\x07\x9b")
