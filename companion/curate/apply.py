@@ -20,7 +20,7 @@ from companion.memory.dedupe import is_duplicate
 from companion.curate.dates import absolutize, has_relative_date
 from companion.curate.ops import APPLIED, SECTIONS, Op, Outcome
 from companion.curate.compact import append_archive, compact
-from companion.curate.extract import extract, own_words
+from companion.curate.extract import extract, own_words, slot_matches
 
 log = logging.getLogger(__name__)
 
@@ -134,8 +134,7 @@ def _targets(body: str, old: str) -> list[str]:
     found: list[str] = []
     for part in old.split("|"):
         if "*" in part:  # a slot with a hole: "在*工作" names "在腾讯工作"
-            pattern = re.compile(".+?".join(re.escape(p) for p in part.split("*")), re.I)
-            lines = [l for l in E.active_entries(body) if pattern.fullmatch(E.entry_text(l))]
+            lines = [l for l in E.active_entries(body) if slot_matches(part, E.entry_text(l))]
         else:
             lines = E.find_entries(body, part)
         found.extend(line for line in lines if line not in found)

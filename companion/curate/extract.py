@@ -114,6 +114,26 @@ RULES: list[Rule] = [
     _rule(r"我对(?P<x>[^，。！？,.!?]{1,20})感兴趣", "MEMORY.md", "Topics & Interests", lambda m: f"对{_x(m)}感兴趣", "", 0),
 ]
 
+def slot_matches(part: str, text: str) -> bool:
+    """Whether entry text fills one slot form: a prefix ("Lives in") or a form with a hole ("在*工作")."""
+    if "*" in part:
+        return re.fullmatch(".+?".join(re.escape(p) for p in part.split("*")), text, re.I) is not None
+    return text.casefold().startswith(part.casefold())
+
+
+def slot_of(file: str, text: str) -> str | None:
+    """The most specific slot of `file` that an entry fills ("Lives in Leeds" -> "Lives in"), or None:
+    two active entries in one slot contradict each other."""
+    best: tuple[int, str] | None = None
+    for rule in RULES:
+        if rule.file != file or not rule.slot:
+            continue
+        for part in rule.slot.split("|"):
+            if slot_matches(part, text) and (best is None or len(part) > best[0]):
+                best = (len(part), rule.slot)
+    return best[1] if best else None
+
+
 _PLAN_EN = re.compile(
     r"^(?:so |and |well,? |oh,? )?(?:I(?:'ve| have)(?: got)?|I(?:'m| am) (?:going to|gonna|having|meeting|seeing|flying|visiting|leaving|starting)|"
     r"I(?:'ll| will)|I need to|I have to|I must|we(?:'re| are) (?:going to|having|meeting|visiting)|my [\w ]{2,30} is|"

@@ -18,6 +18,7 @@ from companion.memory.records import Record
 from companion.paths import Home
 from companion.curate import extract as rules
 from companion.curate.apply import Context, apply_file
+from companion.curate.consolidate import consolidate
 from companion.sleep.cursor import Cursor
 from companion.sleep.digests import update_digests
 from companion.sleep.distill import ModelStats, chunk_records, conversational, distill_chunk, record_budget
@@ -142,6 +143,9 @@ class SleepJob:
                 ctx = Context({}, started.date())
                 if not locked_by_user(self.store.path("MEMORY.md")):
                     report.outcomes.extend(apply_file(self.store, "MEMORY.md", [], ctx, dry_run=dry_run))
+                if not any(locked_by_user(self.store.path(name)) for name in ("USER.md", "MEMORY.md")):
+                    self.progress("Checking memory for duplicates and contradictions")
+                    report.outcomes.extend(consolidate(self.store, started.date(), dry_run=dry_run))
             self.progress("Writing digests")
             written = update_digests(
                 self.home, self.daylog, started.date(), backend=backend, model_days=distilled,
