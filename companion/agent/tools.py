@@ -170,7 +170,7 @@ class ToolExecutor:
             action, added = "edit", _text_arg(args, "new_string")
             raw = edited(doc, _text_arg(args, "old_string"), added)
         else:
-            action, added = args.get("action"), _text_arg(args, "content")
+            action, added = str(args.get("action")), _text_arg(args, "content")
             section = _section_arg(args)
             if action == "append":
                 raw = appended(doc, added, section)
@@ -187,7 +187,7 @@ class ToolExecutor:
         if not decision:
             raise ToolError(f"Refused: {decision.reason}.")
         after = parse_document(file, raw).body
-        reason = None if approved else approval_reason(file, str(action), self.user_text, doc.body, after)
+        reason = None if approved else approval_reason(file, action, self.user_text, doc.body, after)
         if reason:
             return ToolResult(name, args, True, f"Not applied yet: {reason}. The change is shown to the user, who "
                               "can apply it; tell them briefly what you propose.", proposed=reason)

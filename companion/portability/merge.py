@@ -127,11 +127,11 @@ def place_in_sections(body: str, additions: list[tuple[str, str]]) -> str:
     new: dict[str, tuple[str, list[str]]] = {}
     for title, text in additions:
         piece = text.strip("\n") + "\n"
-        at = where.get(title.casefold())
-        if at is None:
+        found = where.get(title.casefold())
+        if found is None:
             new.setdefault(title.casefold(), (title, []))[1].append(piece)
         else:
-            inserts.setdefault(at, []).append(piece)
+            inserts.setdefault(found, []).append(piece)
     out: list[str] = []
     for index, line in enumerate(lines):
         if index in inserts:

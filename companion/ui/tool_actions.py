@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QToolButton
 
 from companion.agent.tools import ToolExecutor, ToolResult, describe_change
 from companion.errors import CompanionError
@@ -22,8 +23,8 @@ class ToolActions:
         self.result = result
         self.tools = tools
         self.daylog = daylog
-        self.apply_button = None
-        self.undo_button = None
+        self.apply_button: QToolButton | None = None
+        self.undo_button: QToolButton | None = None
         if result.proposed:
             widget.set_text(_tr("Proposed change to %1\nNot applied: %2.")
                             .replace("%1", describe_change(result)).replace("%2", result.proposed))
