@@ -201,6 +201,30 @@ def _labelled_value(match: re.Match[str], value: str) -> bool:
     return any(c.isdigit() or not c.isalpha() for c in value) or (len(value) >= 6 and not value.islower())
 
 
+MASKS = {"email": "[email]", "phone": "[phone]", "card": "[card]", "iban": "[iban]", "secret": "[secret]",
+         "ssn": "[id]", "id": "[id]", "address": "[address]"}
+
+
+def mask(text: str, found: Callable[[str], None] | None = None) -> str:
+    """`text` with every finding replaced by its mask ("[email]"); a label before it stays
+    ("password: [secret]"). `found` is told the kind of each one."""
+    parts: list[str] = []
+    end = 0
+    for finding in scan(text):
+        parts.append(text[end : finding.start])
+        parts.append(MASKS[finding.kind])
+        if found is not None:
+            found(finding.kind)
+        end = finding.end
+    parts.append(text[end:])
+    return "".join(parts)
+
+
+def flagged(text: str) -> bool:
+    """Anything sensitive at all: such a line is never copied into a digest."""
+    return bool(scan(text))
+
+
 def find_sensitive(text: str) -> str | None:
     """What kind of secret `text` holds ("a card number"), or None: never stored, even on request."""
     for finding in scan(text):

@@ -4,19 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from companion.curate.sensitive import scan
+from companion.curate.sensitive import MASKS, mask
 
-MASKS = {
-    "email": "[email]",
-    "phone": "[phone]",
-    "card": "[card]",
-    "iban": "[iban]",
-    "secret": "[secret]",
-    "ssn": "[id]",
-    "id": "[id]",
-    "address": "[address]",
-}
-
+__all__ = ["MASKS", "Redactions", "redact"]
 
 @dataclass
 class Redactions:
@@ -39,12 +29,4 @@ class Redactions:
 def redact(text: str, found: Redactions | None = None) -> str:
     """`text` with every value the detector finds replaced by its mask; labels before it stay."""
     found = found if found is not None else Redactions()
-    parts: list[str] = []
-    end = 0
-    for finding in scan(text):
-        parts.append(text[end : finding.start])
-        parts.append(MASKS[finding.kind])
-        found.add("id" if finding.kind == "ssn" else finding.kind)
-        end = finding.end
-    parts.append(text[end:])
-    return "".join(parts)
+    return mask(text, lambda kind: found.add("id" if kind == "ssn" else kind))

@@ -17,7 +17,7 @@ from companion.atomic import atomic_write
 from companion.memory.daylog import DayLog
 from companion.memory.document import parse_document, render_front
 from companion.memory.records import Record
-from companion.curate.sensitive import find_sensitive
+from companion.curate.sensitive import flagged
 from companion.paths import Home
 from companion.curate import extract as rules
 from companion.curate.dates import absolutize, has_relative_date
@@ -29,6 +29,8 @@ DIGEST_VERSION = 1
 DAY_EVENTS = 10
 WEEK_EVENTS_PER_DAY = 4
 LINE_CHARS = 140
+MONTH_CHANGES = 12  # the extractive month keeps the most important stated changes, not every one
+YEAR_MILESTONES = 12
 _TIME = re.compile(r"^\d{2}:\d{2}$")
 _MILESTONE_SECTIONS = ("Decisions", "Corrections", "Timeline", "Profile")
 
@@ -136,8 +138,8 @@ def salience(record: Record) -> float:
 
 
 def extractive_events(records: list[Record], limit: int) -> list[Record]:
-    """The most salient user turns, in time order; secrets are never copied into a digest."""
-    candidates = [r for r in records if r.role == "user" and r.text.strip() and not r.private and not find_sensitive(r.text)]
+    """The most salient user turns, in time order; a line with a secret or contact data is never copied."""
+    candidates = [r for r in records if r.role == "user" and r.text.strip() and not r.private and not flagged(r.text)]
     chosen = sorted(candidates, key=salience, reverse=True)[:limit]
     return sorted(chosen, key=lambda r: r.seq)
 
@@ -196,7 +198,7 @@ def model_day_lines(backend: Backend, day: date, records: list[Record], stats: M
         text = absolutize(" ".join(str(event.get("text", "")).split()), day)
         sources = [s for s in event.get("sources") or [] if s in by_id]
         letters = re.findall(r"[^\W\d_]", re.sub(r"\d{4}-\d{2}-\d{2}#\d+", "", text))
-        if (not sources or len(text) < 5 or len(letters) < 3 or find_sensitive(text)
+        if (not sources or len(text) < 5 or len(letters) < 3 or flagged(text)
                 or has_relative_date(text) or text.casefold() in seen or not _TIME.match(str(event.get("time", "")))):
             return None  # one bad line means the summary is not trustworthy
         seen.add(text.casefold())
@@ -229,17 +231,36 @@ def build_week(home: Home, daylog: DayLog, key: str, days: list[date]) -> Writte
     return _write(home, "week", key, start, end, [daylog.path_for(d) for d in days], "extractive", "\n".join(parts))
 
 
+def importance(line: str) -> int:
+    """How much a stated change matters in a month or year: a life change (home, work, name, diet)
+    over a decision over a correction over a dated event."""
+    text = re.sub(r"^-\s*(?:\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})?:\s*)?", "", line)
+    if rules.slot_of("USER.md", text):
+        return 4
+    if re.match(r"(?:Decided|决定)", text):
+        return 3
+    if "(not " in text or text.startswith(("Correction", "更正")):
+        return 2
+    return 1
+
+
+def most_important(lines: list[str], limit: int) -> list[str]:
+    """The `limit` most important lines, in their original (time) order."""
+    ranked = sorted(range(len(lines)), key=lambda i: (-importance(lines[i]), i))[:limit]
+    return [lines[i] for i in sorted(ranked)]
+
+
 def key_changes(records: list[Record]) -> list[str]:
-    """Decisions, corrections, moves and dated events the user stated, as dated lines."""
+    """Decisions, corrections, moves and dated events the user stated, as dated lines, most important first kept."""
     wanted = {"Decisions", "Corrections", "Timeline", "Upcoming"}
     lines: list[str] = []
     for op in rules.extract([r for r in records if not r.private]):
-        if op.section in wanted or op.old:
+        if op.kind != "retire" and (op.section in wanted or op.old):
             day = op.sources[0].split("#")[0]
-            text = op.text if re.match(r"\d{4}-\d{2}-\d{2}:", op.text) else f"{day}: {op.text}"
-            if not find_sensitive(text):
+            text = op.text if re.match(r"\d{4}-\d{2}-\d{2}", op.text) else f"{day}: {op.text}"
+            if not flagged(text):
                 lines.append(f"- {text} ({', '.join(op.sources)})")
-    return list(dict.fromkeys(lines))
+    return most_important(list(dict.fromkeys(lines)), MONTH_CHANGES)
 
 
 def build_month(home: Home, daylog: DayLog, key: str, days: list[date]) -> Written:
@@ -260,6 +281,7 @@ def build_year(home: Home, key: str, month_files: list[Path]) -> Written:
         body = parse_document(path.name, path.read_text(encoding="utf-8")).body
         block = body.split("## Key decisions and changes", 1)[-1].split("\n## ", 1)[0]
         milestones.extend(l for l in block.splitlines() if l.startswith("- ") and "(no decisions" not in l)
+    milestones = most_important(milestones, YEAR_MILESTONES)
     parts = [f"# {key}", "", "## Milestones", *(milestones or ["- (none recorded)"]), "", "## Months",
              *(f"- [{p.stem}](../month/{p.name})" for p in month_files)]
     return _write(home, "year", key, date(int(key), 1, 1), date(int(key), 12, 31), month_files, "extractive", "\n".join(parts))

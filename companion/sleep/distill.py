@@ -11,6 +11,7 @@ from typing import Any
 from companion.errors import CompanionError, SleepCancelledError
 from companion.llm.base import Backend, GenerationOptions, Message, collect
 from companion.memory.records import Record
+from companion.curate.sensitive import mask
 from companion.memory import entries as E
 from companion.curate.apply import PERSONA_REQUEST
 from companion.curate.ops import MAX_TEXT, SECTIONS, Op
@@ -85,7 +86,7 @@ def ops_schema(file: str, ids: list[str]) -> dict[str, Any]:
 
 
 def render_record(record: Record) -> str:
-    text = " ".join(record.text.split())
+    text = " ".join(mask(record.text).split())  # the model cannot copy a secret it never sees
     if len(text) > RECORD_CHARS:
         text = text[:RECORD_CHARS] + "…"
     return f"[{record.id}] {record.timestamp:%Y-%m-%d %H:%M} {record.role}: {text}"

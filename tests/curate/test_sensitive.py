@@ -54,3 +54,4 @@ def test_one_luhn_check() -> None:
     assert luhn_ok("4111111111111111")
     assert not luhn_ok("4111111111111112")
     assert find_sensitive("ref 4111 1111 1111 1112") is None
+
