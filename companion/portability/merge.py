@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -16,6 +16,7 @@ from companion.filelock import locked
 from companion.memory.records import Record, make_id
 
 UNSECTIONED = "Imported"
+FUTURE_SLACK = timedelta(days=1)  # imported records may be this far ahead (clocks, time zones); 2099 may not
 _LIST_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d+[.)])\s+\S")
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")

@@ -16,7 +16,9 @@ from typing import Any, Callable, Iterable, Literal
 
 from companion.errors import PortabilityError, StorageError, UnrecognizedSourceError
 from companion.atomic import describe_os_error
-from companion.portability.backup import backup_memory
+from companion.memory.history import History
+from companion.memory.swap import StagedMemory
+from companion.portability.backup import backup_target
 from companion.portability.chat_history import (
     ImportedMessage,
     looks_like_chatgpt,
@@ -26,8 +28,8 @@ from companion.portability.chat_history import (
     parse_time,
 )
 from companion.memory.longterm import LongTermStore
-from companion.portability.merge import DayLogMerger, merge_body
-from companion.paths import Home
+from companion.portability.merge import FUTURE_SLACK, DayLogMerger, merge_body
+from companion.paths import LONG_TERM_FILES, Home
 
 log = logging.getLogger(__name__)
 
@@ -264,10 +266,17 @@ class _Migrator:
         merger = DayLogMerger(self.home.days)
         fallback = datetime.fromtimestamp(source.path.stat().st_mtime).astimezone()
         label = "chatgpt" if source.detail == "ChatGPT export" else "chat"
+        latest = self.clock().astimezone() + FUTURE_SLACK
+        future = 0
         for message in chat_messages(source, fallback):
+            if message.when.astimezone() > latest:  # a future date would sit at the end of every prompt
+                future += 1
+                continue
             merger.add(message.to_record(), {"ref": message.ref, "imported": label})
         result = merger.flush()
-        return f"{source.path} ({source.detail}): {result.added} messages added to the day logs, {result.skipped} already there."
+        left_out = f"; {future} dated in the future left out" if future else ""
+        return (f"{source.path} ({source.detail}): {result.added} messages added to the day logs, "
+                f"{result.skipped} already there{left_out}.")
 
 
 def migrate(
@@ -278,23 +287,32 @@ def migrate(
     clock: Callable[[], datetime] = datetime.now,
     backup: bool = True,
 ) -> MigrationReport:
-    """Migrate each source (after one backup of the memory), then rename it to .bak."""
+    """Migrate every source into a staged copy of the memory, swap it in (the replaced folder is the
+    backup), then rename each source to .bak. All or nothing: a failure changes nothing."""
     report = MigrationReport()
     todo = list(sources)
     if not todo:
         return report
-    if backup:
-        report.backup = backup_memory(home, "migrate", clock)
-    migrator = _Migrator(home, store or LongTermStore(home), report, clock)
+    stage = StagedMemory(home)
+    try:
+        migrator = _Migrator(stage.home, LongTermStore(stage.home, history=History(home.history)), report, clock)
+        for source in todo:
+            try:
+                line = getattr(migrator, source.kind)(source)
+            except (ValueError, UnicodeDecodeError) as exc:
+                raise PortabilityError(f"{source.path} could not be read ({exc}); nothing was changed.") from exc
+            except OSError as exc:
+                raise StorageError(describe_os_error(exc, source.path)) from exc
+            report.done.append(line)
+        report.backup = backup_target(home, "migrate", clock) if backup else None
+        stage.commit(keep=report.backup)
+    finally:
+        stage.discard()
     for source in todo:
-        try:
-            line = getattr(migrator, source.kind)(source)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise PortabilityError(f"{source.path} could not be read ({exc}); nothing more was migrated.") from exc
-        except OSError as exc:
-            raise StorageError(describe_os_error(exc, source.path)) from exc
-        report.done.append(line)
         _keep_original(source.path, report)
+    live = store or LongTermStore(home)
+    for name in LONG_TERM_FILES:
+        live.announce(name)
     return report
 
 

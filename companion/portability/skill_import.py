@@ -9,7 +9,7 @@ import zipfile
 import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Callable, Iterator, Literal
 
@@ -29,14 +29,13 @@ from companion.memory.history import History
 from companion.memory.longterm import MAX_FILE_BYTES, LongTermStore
 from companion.memory.records import Record
 from companion.memory.swap import StagedMemory, scratch_folder
-from companion.portability.merge import DayLogMerger, rewrite_citations, merge_body
+from companion.portability.merge import FUTURE_SLACK, DayLogMerger, merge_body, rewrite_citations
 from companion.portability.skill_doc import DIGEST_LEVELS
 from companion.paths import LONG_TERM_FILES, Home
 
 Mode = Literal["merge", "replace"]
 Progress = Callable[[int, int, str], None]
 MAX_DAY_FILE_BYTES = 64 * 2**20
-FUTURE_SLACK = timedelta(days=1)  # clocks and time zones differ a little; 2099 does not
 FOREIGN_CONTROL = ("replaces", "trigger")  # fields that steer this app's display and triggers
 _DAY_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}\.jsonl$")
 _DIGEST_NAMES = {

@@ -163,3 +163,31 @@ def test_unrelated_json_is_not_detected(tmp_path: Path) -> None:
     (tmp_path / "notes.jsonl").write_text('{"id": "2026-11-29#1", "ts": "x", "role": "user", "text": "hi"}\n')
     (tmp_path / "broken.json").write_text("{nope")
     assert detect(tmp_path) == []
+
+
+def test_a_migration_that_fails_part_way_changes_nothing(home: Home, legacy: Path) -> None:
+    from companion.portability.migrate import LegacySource
+
+    broken = legacy / "broken.json"
+    broken.write_text('[{"role": "user", "content": "cut off', encoding="utf-8")
+    sources = detect(legacy / "memory.jsonl") + detect(legacy / "config.json")
+    sources.append(LegacySource("chat", broken, "chat history"))  # read last, fails
+    before = {p.name: p.read_bytes() for p in home.memory.iterdir() if p.is_file()}
+    with pytest.raises(Exception, match="broken.json"):
+        migrate(home, sources)
+    assert {p.name: p.read_bytes() for p in home.memory.iterdir() if p.is_file()} == before
+    assert (legacy / "memory.jsonl").exists() and (legacy / "config.json").exists()  # nothing renamed to .bak
+    assert not any(home.scratch.iterdir())
+
+
+def test_chat_messages_dated_in_the_future_are_left_out(home: Home, tmp_path: Path) -> None:
+    import json
+
+    chat = tmp_path / "chat_messages.json"
+    chat.write_text(json.dumps([
+        {"role": "user", "content": "hello from the past", "timestamp": "2024-01-01T10:00:00+00:00"},
+        {"role": "assistant", "content": "pinned at the end forever", "timestamp": "2099-01-01T10:00:00+00:00"},
+    ]), encoding="utf-8")
+    report = migrate_path(home, chat)
+    assert [r.text for r in all_records(home)] == ["hello from the past"]
+    assert "1 dated in the future left out" in report.lines()[0]
