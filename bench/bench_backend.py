@@ -146,16 +146,17 @@ def conversation_benchmark(path: Path) -> None:
         # --- app: fresh model, background prefill done, then ten turns
         backend = LlamaBackend(path, n_ctx=N_CTX, n_threads=THREADS)
         agent = Agent(home, backend, settings)
-        base_messages = agent.build_messages(None)
-        agent.prefill()
+        base_messages = agent.turn_context().messages(None)
+        agent.warm()
         app_ttft, app_eval = [], []
         for question in QUESTIONS[:10]:
             mark = len(EVALS)
             for event in agent.run_turn(question):
                 if event.kind == "done":
-                    app_ttft.append(event.data["stats"].first_token_seconds)
+                    app_ttft.append(event.stats.first_token_seconds)
             app_eval.append(prompt_tokens_of_last_call(mark))
-            agent.prefill()  # what the app does while the user is idle or typing
+            agent.learn_after_turn()  # what the app does while the user is idle or typing
+            agent.warm()
         backend.close()
 
         # --- raw: the same system prompt and history, a fresh model, ten turns

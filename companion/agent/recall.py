@@ -9,16 +9,16 @@ import threading
 import weakref
 from dataclasses import dataclass, field
 from datetime import date
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
-from companion.curate.names import current_name
+from companion.agent.context import TurnContext
+from companion.curate.names import name_in
 from companion.curate.when import around_day, query_time, spell_out, spoken
 from companion.errors import CompanionError, ToolError
+from companion.memory.longterm import LongTermStore
 from companion.memory.search import Hit, RankSettings, SearchIndex, SearchQuery, search
 from companion.memory.search.tokenize import index_terms, query_terms
-
-if TYPE_CHECKING:
-    from companion.agent.turn import Agent
+from companion.paths import Home
 
 log = logging.getLogger(__name__)
 
@@ -201,17 +201,27 @@ def candidates_for(budget: int, least: int) -> int:
     return max(least, budget // SHORT_LINE_TOKENS)
 
 
-class Recall:
-    """Keeps the index in step with the memory folder and recalls for every turn of one agent."""
+def names_in(bodies: dict[str, str]) -> dict[str, str]:
+    """Role -> name, from USER.md and SOUL.md: a question naming someone is about their turns."""
+    found = {"user": name_in(bodies.get("USER.md", "")), "assistant": name_in(bodies.get("SOUL.md", ""))}
+    return {role: name for role, name in found.items() if name}
 
-    def __init__(self, agent: "Agent", index: SearchIndex | None = None, settings: RankSettings | None = None) -> None:
-        self.agent = agent
-        self.index = index or SearchIndex(agent.home)
+
+class Recall:
+    """Keeps the index in step with the memory folder and recalls for every turn.
+
+    It reads nothing a turn already read: what the prompt shows (history ids, long-term text),
+    the budget and the date come in with the turn's context."""
+
+    def __init__(
+        self, home: Home, store: LongTermStore, index: SearchIndex | None = None, settings: RankSettings | None = None
+    ) -> None:
+        self.store = store
+        self.index = index or SearchIndex(home)
         self.settings = settings or RankSettings()
         self.k = 40  # candidates; the budget decides how many are shown
         self.ready = threading.Event()
-        self.last: Packed = Packed(None)
-        agent.store.subscribe(self._on_memory_change)
+        store.subscribe(self._on_memory_change)
         weakref.finalize(self, self.index.close)  # agents have no close(): free the connection with them
         threading.Thread(target=self._startup, name="search-index", daemon=True).start()
 
@@ -225,47 +235,39 @@ class Recall:
             self.ready.set()
 
     def _on_memory_change(self, name: str, _doc: object) -> None:
-        self.index.mark_dirty(self.agent.store.path(name))
+        self.index.mark_dirty(self.store.path(name))
 
     def _wait(self) -> bool:
         return self.ready.wait(STARTUP_WAIT_S)
 
-    def _in_prompt(self) -> frozenset[str]:
-        """Ids of the turns the history part of the prompt already holds."""
-        from companion.agent.prompt import conversational
-        from companion.agent.turn import HISTORY_TAIL
-
-        window = self.agent.window
-        before = window.start_id
-        if self.agent.backend is not None:
-            self.agent.build_messages(None)  # where the history window would start for this turn
-        start = window.start_id
-        window.start_id = before  # the turn itself decides; this was only a look
-        records = conversational(self.agent.daylog.tail(HISTORY_TAIL))
-        ids = [r.id for r in records]
-        first = ids.index(start) if start in ids else len(ids)
-        return frozenset(ids[first:])
-
-    def hits_for(self, text: str, k: int | None = None, *, history: bool = True) -> list[Hit]:
-        """Ranked hits for a message, leaving out what the prompt already shows (history=False: no history)."""
+    def hits_for(self, text: str, ctx: TurnContext, k: int | None = None, *, history: bool = True) -> list[Hit]:
+        """Ranked hits for a message, leaving out what the turn's prompt already shows
+        (history=False: as if the prompt held no history)."""
         if not self._wait():
             return []
         self.index.refresh()
-        fit = self.agent.memory_fit()
-        shown = "\n".join(fit.bodies.values())
-        exclude = self._in_prompt() if history else frozenset()
-        k = k or candidates_for(fit.recall_budget, self.k)
-        query = self.query(text, k * 2, exclude=exclude, neighbours=True)
+        shown = ctx.shown
+        exclude = ctx.in_prompt if history else frozenset()
+        names = names_in({name: doc.body for name, doc in ctx.documents.items()})
+        k = k or candidates_for(ctx.recall_budget, self.k)
+        query = self.query(text, k * 2, ctx.today, names, exclude=exclude, neighbours=True)
         hits = [
             h for h in search(self.index, query, self.settings)
             if h.relevance >= MIN_RELEVANCE and not (h.item.kind == "entry" and h.item.text in shown)
         ]
         return hits[:k]
 
-    def query(self, text: str, k: int, *, exclude: frozenset[str] = frozenset(), neighbours: bool = False) -> SearchQuery:
+    def query(
+        self,
+        text: str,
+        k: int,
+        today: date,
+        names: dict[str, str],
+        *,
+        exclude: frozenset[str] = frozenset(),
+        neighbours: bool = False,
+    ) -> SearchQuery:
         """The search for a message: its words, the speaker and the time it names, resolved against today."""
-        today = self.agent.clock().date()
-        names = self.names()
         when = query_time(text, today)
         days: tuple[date, date] | None = None
         if when is not None and when.anchor:  # "the day before my trip": the trip's day first
@@ -277,24 +279,16 @@ class Recall:
         return SearchQuery(text, k=k, today=today, exclude=exclude, names=names, neighbours=neighbours, days=days,
                            time_words=when.words if when is not None else ())
 
-    def names(self) -> dict[str, str]:
-        """Role -> name, from USER.md and SOUL.md: a question naming someone is about their turns."""
-        found = {"user": current_name(self.agent.store, "USER.md"), "assistant": current_name(self.agent.store, "SOUL.md")}
-        return {role: name for role, name in found.items() if name}
-
-    def provider(self, text: str) -> str | None:
-        """The context provider: a memory block for this message, or None."""
-        self.last = Packed(None)
+    def for_turn(self, text: str, ctx: TurnContext) -> Packed:
+        """The memory block for this message within the turn's recall budget (empty when nothing fits)."""
         if is_trivial(text):
-            return None
-        hits = self.hits_for(text)
-        packed = pack(hits, self.agent.memory_fit().recall_budget, self.agent.count_tokens)
-        self.last = packed
+            return Packed(None)
+        packed = pack(self.hits_for(text, ctx), ctx.recall_budget, ctx.count)
         if packed.hits:
             self.index.record_hits(h.item for h in packed.hits)
-        return packed.block
+        return packed
 
-    def tool(self, args: dict[str, Any]) -> str:
+    def tool(self, args: dict[str, Any], today: date, count: Callable[[str], int]) -> str:
         """memory_search(query, k): JSON list of snippets with file, id or line, date and score."""
         query = args.get("query")
         if not isinstance(query, str) or not query.strip():
@@ -306,24 +300,17 @@ class Recall:
         try:
             self._wait()
             self.index.refresh()
-            hits = search(self.index, self.query(query, k), self.settings)
+            names = names_in({name: self.store.read(name).body for name in ("USER.md", "SOUL.md")})
+            hits = search(self.index, self.query(query, k, today, names), self.settings)
         except CompanionError as exc:
             raise ToolError(f"Search failed: {exc}") from exc
         results = []
         for hit in hits:
             entry = hit.to_dict()
-            entry["text"] = best_excerpt(hit.item.text, hit.terms, self.agent.count_tokens)
+            entry["text"] = best_excerpt(hit.item.text, hit.terms, count)
             results.append(entry)
         return json.dumps(results, ensure_ascii=False) if results else "No memories match that query."
 
     def close(self) -> None:
-        self.agent.store.unsubscribe(self._on_memory_change)
+        self.store.unsubscribe(self._on_memory_change)
         self.index.close()
-
-
-def install_recall(agent: "Agent") -> Recall:
-    """Give an agent automatic recall (a context provider) and the memory_search tool."""
-    recall = Recall(agent)
-    agent.context_providers.append(recall.provider)
-    agent.tools.register(MEMORY_SEARCH_TOOL, recall.tool)
-    return recall

@@ -6,15 +6,17 @@ import argparse
 import signal
 import sys
 import threading
+from types import FrameType
 from typing import Any, Callable, TextIO
 
+from companion.agent.events import Delta, Done, Failed, MemoryNote, ToolRan, TurnEvent
+from companion.agent.session import ChatSession
 from companion.agent.tools import ToolResult, describe_change
-from companion.agent.turn import Agent, TurnStats
+from companion.agent.turn import Agent
 from companion.commands.forget import ask_and_erase
 from companion.commands.terminal import safe
 from companion.errors import CompanionError
 from companion.llm.loader import add_backend_arguments, load_backend, settings_from_args
-from companion.llm.priority import SharedBackend
 from companion.runtime import open_home
 
 
@@ -25,67 +27,135 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
+class _Stop(Exception):
+    """SIGTERM (or Ctrl-C with nobody at a terminal to type /quit) while waiting for input."""
+
+
+class Signals:
+    """What SIGTERM and SIGINT do, by what the chat is doing: while loading, the load finishes and the
+    chat exits; during a reply, the reply stops (and is logged as cancelled) and SIGTERM then exits;
+    at the prompt, SIGTERM exits and Ctrl-C only explains /quit. Every exit closes the model first."""
+
+    def __init__(self, session: ChatSession, interactive: bool) -> None:
+        self.session = session
+        self.interactive = interactive
+        self.state = "load"  # load | idle | turn | closing
+        self.stop_requested = False
+        self._previous: dict[int, Any] = {}
+
+    def install(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return  # signal handlers belong to the main thread (tests may drive the REPL from another)
+        for number in (signal.SIGTERM, signal.SIGINT):
+            self._previous[number] = signal.signal(number, self._handle)
+
+    def restore(self) -> None:
+        for number, handler in self._previous.items():
+            signal.signal(number, handler)
+        self._previous.clear()
+
+    def _handle(self, number: int, _frame: FrameType | None) -> None:
+        terminate = number == signal.SIGTERM or not self.interactive
+        if self.state == "turn":
+            self.session.cancel()
+            self.stop_requested = self.stop_requested or number == signal.SIGTERM
+            return
+        if self.state != "idle":  # loading or closing: finish that, then exit
+            self.stop_requested = True
+            return
+        if not terminate:
+            raise KeyboardInterrupt
+        self.stop_requested = True
+        raise _Stop()
+
+
 def run(args: argparse.Namespace) -> int:
     with open_home(args.home) as runtime:
         out = sys.stdout
+        interactive = sys.stdin.isatty()
+
+        def load(settings: Any) -> Any:
+            return load_backend(settings_from_args(settings, args), args.model, home=runtime.home)
+
+        session = ChatSession(runtime.home, runtime.settings, loader=load)
+        signals = Signals(session, interactive)
+        signals.install()
         try:
-            backend = load_backend(settings_from_args(runtime.settings.model, args), args.model, home=runtime.home)
-        except CompanionError as exc:
-            print(f"Cannot load the model: {exc}", file=sys.stderr)
-            return 2
-        # Chat goes first; daytime learning uses the same model in the background.
-        chat_backend = SharedBackend(backend).foreground(owner=True)
-        agent: Agent | None = None
-        try:
-            agent = Agent(runtime.home, chat_backend, runtime.settings)
-            for warning in backend.info.warnings:
+            try:
+                info = session.load()
+            except CompanionError as exc:
+                print(f"Cannot load the model: {exc}", file=sys.stderr)
+                return 2
+            if signals.stop_requested:
+                return 0
+            for warning in info.warnings:
                 print(f"Warning: {warning}", file=sys.stderr)
-            print(f"Companion — {backend.info.name} on {backend.info.device}. /quit to exit, /private pauses memory, Ctrl-C stops a reply.", file=out)
-            agent.start()
-            return repl(agent, sys.stdin, out, interactive=sys.stdin.isatty())
+            print(f"Companion — {info.name} on {info.device}. /quit to exit, /private pauses memory, Ctrl-C stops a reply.", file=out)
+            session.agent.start()
+            return repl(session, sys.stdin, out, interactive=interactive, signals=signals)
         finally:
-            if agent is not None:
-                agent.stop_background()
-            chat_backend.close()
+            signals.state = "closing"
+            session.close()  # background work first, then the model
+            signals.restore()
 
 
-def _warm(agent: Agent) -> threading.Thread:
-    thread = threading.Thread(target=agent.prefill, name="prefill", daemon=True)
+def _idle(session: ChatSession) -> threading.Thread:
+    """After a reply: learn from it, then warm the prompt for the next one (off the main thread)."""
+
+    def work() -> None:
+        session.learn()
+        session.warm()
+
+    thread = threading.Thread(target=work, name="idle", daemon=True)
     thread.start()
     return thread
 
 
-def repl(agent: Agent, stdin: TextIO, out: TextIO, interactive: bool) -> int:
-    warm = _warm(agent)
+def repl(session: ChatSession, stdin: TextIO, out: TextIO, interactive: bool, signals: Signals | None = None) -> int:
+    agent = session.agent
+    signals = signals or Signals(session, interactive)
+    signals.state = "idle"
+    idle: threading.Thread | None = None
     changes: list[ToolResult] = []  # memory tool changes of this session, newest last (for /undo)
-    while True:
-        try:
-            if interactive:
-                line = input("you> ")
-            else:
-                line = stdin.readline()
-                if not line:
-                    break
-        except EOFError:
-            break
-        except KeyboardInterrupt:
-            print("\n(type /quit to exit)", file=out)
-            continue
-        line = line.strip()
-        if not line:
-            continue
-        if line in ("/quit", "/exit"):
-            break
-        if line == "/private":
-            print(toggle_private(agent), file=out, flush=True)
-            continue
-        warm.join()
-        if line == "/undo":
-            _undo(agent, changes, out)
-            continue
-        changes.extend(_one_turn(agent, line, out, ask=_ask if interactive else None))
-        warm = _warm(agent)
-    warm.join()  # never close the model under a running prefill
+    try:
+        idle = _idle(session)
+        while not signals.stop_requested:
+            try:
+                if interactive:
+                    line = input("you> ")
+                else:
+                    line = stdin.readline()
+                    if not line:
+                        break
+            except EOFError:
+                break
+            except KeyboardInterrupt:
+                print("\n(type /quit to exit)", file=out)
+                continue
+            line = line.strip()
+            if not line:
+                continue
+            if line in ("/quit", "/exit"):
+                break
+            if line == "/private":
+                print(toggle_private(agent), file=out, flush=True)
+                continue
+            idle.join()
+            if line == "/undo":
+                _undo(agent, changes, out)
+                continue
+            signals.state = "turn"
+            try:
+                changes.extend(_one_turn(agent, line, out, ask=_ask if interactive else None))
+            finally:
+                signals.state = "idle"
+            idle = _idle(session)
+    except _Stop:
+        print("", file=out)
+    finally:
+        signals.state = "closing"
+        if idle is not None:
+            idle.join()  # never close the model under a running warm-up
     return 0
 
 
@@ -141,36 +211,40 @@ def _settle(agent: Agent, results: list[ToolResult], out: TextIO, ask: Callable[
     return changed
 
 
+def _print(out: TextIO, text: str, end: str = "\n") -> None:
+    print(safe(text), end=end, file=out, flush=True)
+
+
 def _one_turn(agent: Agent, text: str, out: TextIO, ask: Callable[[str], bool] | None = None) -> list[ToolResult]:
     """One exchange; returns the memory changes made (applied tool calls and approved proposals)."""
-    previous = None
     results: list[ToolResult] = []
-    forgotten: str | None = None
-    in_main = threading.current_thread() is threading.main_thread()
-    if in_main:
-        previous = signal.signal(signal.SIGINT, lambda *_: agent.cancel())
-    try:
-        print("companion> ", end="", file=out, flush=True)
-        for event in agent.run_turn(text):
-            if event.kind == "delta":
-                print(safe(event.text), end="", file=out, flush=True)
-            elif event.kind == "memory":
-                print(f"[memory] {safe(event.text)}", file=out, flush=True)
-                forgotten = event.data.get("forget") or forgotten
-                print("companion> ", end="", file=out, flush=True)
-            elif event.kind == "tool":
-                results.append(event.data["result"])
-                if not event.data["result"].proposed:
-                    print(f"\n[tool] {safe(event.text[:200])}", file=out, flush=True)
-            elif event.kind == "error":
-                print(f"\n[error] {safe(event.text)}", file=out, flush=True)
-            elif event.kind == "done":
-                stats: TurnStats = event.data["stats"]
-                suffix = " [stopped]" if stats.cancelled else ""
-                print(f"{suffix}\n", file=out, flush=True)
-    finally:
-        if in_main and previous is not None:
-            signal.signal(signal.SIGINT, previous)
+    forgotten: list[str] = []
+
+    def tool(event: ToolRan) -> None:
+        if event.result is not None:
+            results.append(event.result)
+            if event.result.proposed:
+                return
+        _print(out, f"\n[tool] {event.text[:200]}")
+
+    def memory(event: MemoryNote) -> None:
+        _print(out, f"[memory] {event.text}")
+        if event.forget:
+            forgotten.append(event.forget)
+        _print(out, "companion> ", end="")
+
+    handlers: dict[type[TurnEvent], Callable[[Any], None]] = {
+        Delta: lambda e: _print(out, e.text, end=""),
+        MemoryNote: memory,
+        ToolRan: tool,
+        Failed: lambda e: _print(out, f"\n[error] {e.text}"),
+        Done: lambda e: _print(out, f"{' [stopped]' if e.stats.cancelled else ''}\n"),
+    }
+    _print(out, "companion> ", end="")
+    for event in agent.run_turn(text):
+        handler = handlers.get(type(event))
+        if handler is not None:
+            handler(event)
     if forgotten and ask is not None:
-        ask_and_erase(agent.store, forgotten, agent.daylog, agent.recall.index, ask, out)
+        ask_and_erase(agent.store, forgotten[-1], agent.daylog, agent.recall.index, ask, out)
     return _settle(agent, results, out, ask)

@@ -9,7 +9,12 @@ from companion.memory.longterm import LongTermStore
 
 
 def current_name(store: LongTermStore, file: str) -> str:
-    for line in store.read(file).body.splitlines():
+    return name_in(store.read(file).body)
+
+
+def name_in(body: str) -> str:
+    """The name a file's `- Name:` entry holds ('' when there is none)."""
+    for line in body.splitlines():
         name = E.name_of(line)
         if name:
             return name

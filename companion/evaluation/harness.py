@@ -230,9 +230,10 @@ def ask_recall(agent: Agent, question: Question, clock: _Clock) -> Answer:
     """The memory part of the prompt exactly as a turn would build it, with no recent history."""
     clock.set(question.asked_on, dtime(12, 0))
     started = time.perf_counter()
-    fit = agent.memory_fit()
-    hits = agent.recall.hits_for(question.question, history=False)
-    packed = pack(hits, fit.recall_budget, agent.count_tokens)
+    ctx = agent.memory_context()
+    fit = ctx.fit
+    hits = agent.recall.hits_for(question.question, ctx, history=False)
+    packed = pack(hits, fit.recall_budget, ctx.count)
     seconds = time.perf_counter() - started
     sections = P.memory_sections(fit.bodies)
     context = sections + ("\n\n" + packed.block if packed.block else "")

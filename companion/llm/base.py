@@ -91,6 +91,15 @@ class CancelFlag:
             self._event.set()
 
 
+def estimate_tokens(text: str) -> int:
+    """The token count without a tokenizer, erring high: about four ASCII characters per token,
+    one per other character (CJK, accents, emoji)."""
+    if not text:
+        return 0
+    ascii_chars = sum(1 for c in text if c < "\x80")
+    return max(1, -(-ascii_chars // 4) + (len(text) - ascii_chars))
+
+
 def collect(chunks: Iterator[Chunk]) -> tuple[str, list[ToolCall], str | None]:
     """Drain a stream into (text, tool calls, finish reason)."""
     parts: list[str] = []

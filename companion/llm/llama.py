@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Iterator, cast
 
 from companion.errors import GenerationError, ModelMemoryError, UnsupportedModelError
-from companion.llm.base import CancelFlag, Chunk, GenerationOptions, Message, ModelInfo
+from companion.llm.base import CancelFlag, Chunk, GenerationOptions, Message, ModelInfo, estimate_tokens
 from companion.llm.catalog import display_name
 from companion.llm.cpu import CpuLoad, background_priority, free_threads, missing_cpu_features, physical_cores, unsupported_cpu_message
 from companion.llm.gguf import GGUFInfo, read_gguf
@@ -356,6 +356,8 @@ class LlamaBackend:
         if not text:
             return 0
         with self._lock:
+            if self._closed:  # the tokenizer lives in the freed model: touching it would crash the process
+                return estimate_tokens(text)
             return len(self._llm.tokenize(valid_unicode(text).encode("utf-8"), add_bos=False, special=False))
 
     def cancel(self) -> None:

@@ -7,13 +7,9 @@ import time
 from dataclasses import replace
 from typing import Iterator
 
-from companion.llm.base import Backend, Chunk, GenerationOptions, Message, ModelInfo
+from companion.llm.base import Backend, Chunk, GenerationOptions, Message, ModelInfo, estimate_tokens
 
 DEFAULT_QUIET_S = 1.0
-
-
-class Preempted(Exception):
-    """Raised inside a background generation that chat interrupted (caught by the view, which retries)."""
 
 
 class SharedBackend:
@@ -26,8 +22,9 @@ class SharedBackend:
     Background generations run with `GenerationOptions.background` set: one thread, low priority.
     """
 
-    def __init__(self, inner: Backend, *, quiet_s: float = DEFAULT_QUIET_S) -> None:
+    def __init__(self, inner: Backend, *, quiet_s: float = DEFAULT_QUIET_S, owns_inner: bool = True) -> None:
         self.inner = inner
+        self.owns_inner = owns_inner  # False: close() stops using `inner` but leaves it open (a borrowed model)
         self.quiet_s = quiet_s
         self._cond = threading.Condition()
         self._busy = False  # someone is using `inner`
@@ -127,7 +124,18 @@ class SharedBackend:
                 self._foreground_waiting -= 1
             self._busy = True  # nobody uses it again
             self._cond.notify_all()
-        self.inner.close()
+        if self.owns_inner:
+            self.inner.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def count_tokens(self, text: str) -> int:
+        """The model's count while it is open; the estimate after (a closed model's tokenizer is freed memory)."""
+        with self._cond:
+            closed = self._closed
+        return estimate_tokens(text) if closed else self.inner.count_tokens(text)
 
 
 class ForegroundView:
@@ -153,7 +161,7 @@ class ForegroundView:
             self._shared._leave(foreground=True)
 
     def count_tokens(self, text: str) -> int:
-        return self._shared.inner.count_tokens(text)
+        return self._shared.count_tokens(text)
 
     def user_active(self) -> None:
         """The user is typing: background work on this model holds still (see SharedBackend.user_active)."""
@@ -224,7 +232,7 @@ class BackgroundView:
         return collected
 
     def count_tokens(self, text: str) -> int:
-        return self._shared.inner.count_tokens(text)
+        return self._shared.count_tokens(text)
 
     def cancel(self) -> None:
         """Stop this view for good: a running generation stops, later ones return 'cancelled'."""

@@ -16,7 +16,7 @@ from urllib.parse import unquote, urlsplit
 import httpx2
 
 from companion.errors import RemoteServerError
-from companion.llm.base import CancelFlag, Chunk, GenerationOptions, Message, ModelInfo
+from companion.llm.base import CancelFlag, Chunk, GenerationOptions, Message, ModelInfo, estimate_tokens
 from companion.llm.remote_stream import Deadline, Limits, StreamState, error_detail, sse_events
 from companion.llm.toolparse import prompt_inputs
 from companion.settings import ModelSettings
@@ -26,14 +26,6 @@ DEFAULT_N_CTX = 4096
 CONNECT_TIMEOUT = 10.0
 MAX_JSON_BYTES = 8 * 2**20  # /models, /props, /tokenize answers
 _CACHE_SIZE = 4096
-
-
-def estimate_tokens(text: str) -> int:
-    """A tokenizer-free estimate that errs high: ~4 ASCII characters per token, one per other character."""
-    if not text:
-        return 0
-    ascii_chars = sum(1 for c in text if c < "\x80")
-    return max(1, -(-ascii_chars // 4) + (len(text) - ascii_chars))
 
 
 def _loopback(host: str) -> bool:

@@ -10,10 +10,15 @@ from pathlib import Path
 
 from companion.errors import SchemaVersionError
 from companion.atomic import atomic_write
+from companion.paths import Home
 
 log = logging.getLogger(__name__)
 
 CURSOR_VERSION = 1
+
+
+def cursor_path(home: Home) -> Path:
+    return home.state / "sleep_cursor.json"
 
 
 @dataclass

@@ -7,6 +7,7 @@ import threading
 import time
 from dataclasses import dataclass
 from datetime import date, datetime
+from pathlib import Path
 from typing import Callable
 
 from companion.errors import SleepBusyError, SleepCancelledError
@@ -19,7 +20,7 @@ from companion.paths import Home
 from companion.curate import extract as rules
 from companion.curate.apply import Context, apply_file
 from companion.curate.consolidate import consolidate
-from companion.sleep.cursor import Cursor
+from companion.sleep.cursor import Cursor, cursor_path
 from companion.sleep.digests import update_digests
 from companion.sleep.distill import ModelStats, chunk_records, conversational, distill_chunk, record_budget
 from companion.curate.ops import Op, Outcome
@@ -65,8 +66,8 @@ class SleepJob:
         self._cancel = threading.Event()
 
     @property
-    def cursor_path(self):  # noqa: ANN201 - a Path
-        return self.home.state / "sleep_cursor.json"
+    def cursor_path(self) -> Path:
+        return cursor_path(self.home)
 
     def cancel(self) -> None:
         self._cancel.set()

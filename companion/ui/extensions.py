@@ -1,16 +1,22 @@
-"""Feature modules that plug into the main window: each exposes `install(window)`."""
+"""Feature modules that plug into the main window: each exposes `install(window: WindowAPI)`."""
 
 from __future__ import annotations
 
 import importlib
 import logging
-from typing import Any
+from typing import Protocol
+
+from PySide6.QtCore import SignalInstance
+from PySide6.QtWidgets import QMenu, QWidget
+
+from companion.agent.session import ChatSession
+from companion.memory.longterm import LongTermStore
+from companion.paths import Home
+from companion.settings import Settings
 
 log = logging.getLogger(__name__)
 
-# Module names, imported when the main window is built; each calls into the window's public API
-# (home, settings, store, agent, backend, backend_changed, menu(), show_message(), reload_model(),
-# add_status_widget()). Add one line per feature module.
+# Module names, imported when the main window is built. Add one line per feature module.
 EXTENSION_MODULES: tuple[str, ...] = (
     "companion.ui.portability",
     "companion.ui.sleep_glue",
@@ -22,7 +28,34 @@ EXTENSION_MODULES: tuple[str, ...] = (
 )
 
 
-def install_extensions(window: Any, modules: tuple[str, ...] | None = None) -> list[str]:
+class WindowAPI(Protocol):
+    """What a feature module may use of the main window, and nothing more: it never reaches into
+    the window's other attributes (nor the agent's backend; background work asks the session)."""
+
+    home: Home
+    settings: Settings
+    store: LongTermStore
+    session: ChatSession  # the model's owner: `session.background()` for work that yields to chat
+    backend_changed: SignalInstance  # the chat model was loaded (a Backend) or unloaded (None)
+    settings_changed: SignalInstance  # settings.toml was saved from Preferences
+    busy_changed: SignalInstance  # a reply started (True) or ended (False)
+    closing: SignalInstance  # the window is closing: stop background work now, before the model closes
+
+    @property
+    def widget(self) -> QWidget:
+        """The window as a parent for dialogs and objects a feature module creates."""
+        ...
+
+    def menu(self, title: str) -> QMenu: ...
+
+    def show_message(self, text: str, timeout_ms: int = 5000) -> None: ...
+
+    def add_status_widget(self, widget: QWidget) -> None: ...
+
+    def reload_model(self) -> None: ...
+
+
+def install_extensions(window: WindowAPI, modules: tuple[str, ...] | None = None) -> list[str]:
     """Import and install each module; a failing one is logged and skipped. Returns those installed."""
     installed: list[str] = []
     for name in EXTENSION_MODULES if modules is None else modules:

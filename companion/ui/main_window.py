@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
 )
 
-from companion.agent.turn import Agent, TurnEvent
+from companion.agent.session import ChatSession, Loader
+from companion.agent.events import Done, EventKind, Failed, MemoryNote, ToolRan, Trimmed, TurnEvent, UserLogged
 from companion.llm.base import Backend
-from companion.llm.priority import ForegroundView
 from companion.atomic import atomic_write
 from companion.memory.daylog import DayLog, now_local
 from companion.memory.history import History
@@ -38,7 +38,7 @@ from companion.ui.composer import Composer
 from companion.ui.extensions import install_extensions
 from companion.ui import forget_everywhere, tool_actions
 from companion.ui.memory_pane import MemoryPane
-from companion.ui.worker import Loader, ModelController
+from companion.ui.worker import ModelController
 
 log = logging.getLogger(__name__)
 MENU_ORDER = ("&File", "&Memory", "&Settings", "&Help")
@@ -47,6 +47,8 @@ MENU_ORDER = ("&File", "&Memory", "&Settings", "&Help")
 class MainWindow(QMainWindow):
     backend_changed = Signal(object)  # the new Backend, or None while loading / after a failure
     settings_changed = Signal()  # settings.toml was saved from the Preferences dialog
+    busy_changed = Signal(bool)  # a reply started / ended
+    closing = Signal()  # before the model closes at quit: feature modules stop their background work
 
     def __init__(
         self,
@@ -63,17 +65,17 @@ class MainWindow(QMainWindow):
         self.settings = settings
         self.store = LongTermStore(home, History(home.history, keep=settings.memory.history_keep))
         self.daylog = DayLog(home.days, clock)
-        self.agent = Agent(home, None, settings, clock=clock, store=self.store, daylog=self.daylog)
+        self.session = ChatSession(home, settings, loader=loader, clock=clock, store=self.store, daylog=self.daylog)
+        self.agent = self.session.agent
         self.agent.start()  # SOUL.md `app_start` triggers join the first reply's notes
         self._backend: Backend | None = None
-        self._recalled: list[dict[str, object]] = []  # memories recalled for the reply in progress
         self._menus: dict[str, QMenu] = {}
         self.setWindowTitle(self.tr("Companion"))
         self.resize(1180, 760)
         self._build_central()
         self._build_status_bar()
         self._build_menus()
-        self.controller = ModelController(self.agent, loader, self)
+        self.controller = ModelController(self.session, self)
         self._connect_worker()
         self._greet_first_launch()
         self.chat.load_recent()
@@ -82,7 +84,11 @@ class MainWindow(QMainWindow):
         if autoload:
             self.reload_model()
 
-    # -- public API for feature modules ----------------------------------------
+    # -- public API for feature modules (ui/extensions.py: WindowAPI) ------------
+
+    @property
+    def widget(self) -> QWidget:
+        return self
 
     @property
     def backend(self) -> Backend | None:
@@ -109,10 +115,10 @@ class MainWindow(QMainWindow):
         self._set_backend(None)
         self.controller.load(self.settings.model)
 
-    def use_backend(self, backend: Backend) -> None:
-        """Switch to an already loaded backend (tests and demos)."""
+    def use_backend(self, backend: Backend, *, owned: bool = True) -> None:
+        """Switch to an already loaded backend (tests and demos); owned=False leaves it open at quit."""
         self._set_backend(None)
-        self.controller.adopt(backend)
+        self.controller.adopt(backend, owned)
 
     def add_status_widget(self, widget: QWidget) -> None:
         self.statusBar().addPermanentWidget(widget)
@@ -240,6 +246,7 @@ class MainWindow(QMainWindow):
         worker.deltas.connect(self.chat.append_reply)
         worker.event.connect(self._turn_event)
         worker.busy_changed.connect(self.composer.set_busy)
+        worker.busy_changed.connect(self.busy_changed)
 
     # -- chat ------------------------------------------------------------------
 
@@ -262,32 +269,51 @@ class MainWindow(QMainWindow):
             self.controller.cancel()
 
     def _turn_event(self, event: TurnEvent) -> None:
-        if event.kind == "user" and event.record is not None:
+        """The one dispatcher of a turn's events (deltas arrive batched through `deltas`)."""
+        handler = self._event_handlers.get(event.kind)
+        if handler is not None:
+            handler(event)
+
+    @property
+    def _event_handlers(self) -> dict[EventKind, Callable[..., None]]:
+        return {
+            EventKind.USER: self._on_user,
+            EventKind.MEMORY: self._on_memory,
+            EventKind.TRIMMED: self._on_trimmed,
+            EventKind.TOOL: self._on_tool,
+            EventKind.DONE: self._on_done,
+            EventKind.ERROR: self._on_error,
+        }
+
+    def _on_user(self, event: UserLogged) -> None:
+        if event.record is not None:
             self.chat.add_record(event.record)
-        elif event.kind == "memory":
-            forget_everywhere.offer(self.chat.add_notice(event.text), event.data.get("forget"), self.agent, self.chat)
-        elif event.kind == "trimmed":  # the model looped: the reply keeps only the part before the loop
-            self.chat.replace_reply(event.text)
-        elif event.kind == "tool" and event.record is not None:
-            tool_actions.attach(self.chat.add_record(event.record), event.data.get("result"), self.agent.tools, self.daylog)
-        elif event.kind == "recall":
-            self._recalled = list(event.data.get("hits") or [])
-        elif event.kind == "done":
-            stats = event.data.get("stats")
-            self.chat.finish_reply(event.record, bool(stats and stats.cancelled))
-            if event.record is not None and self._recalled:
-                self.chat.set_recalled(event.record.id, self._recalled)
-            self._recalled = []
-            if stats is not None and stats.tokens:
-                self.speed_label.setText(self.tr("%1 tok/s").replace("%1", f"{stats.tokens_per_second:.1f}"))
-        elif event.kind == "error":
-            self.chat.drop_reply()
-            self.chat.add_notice(event.text, "error")
-            self.show_message(event.text, 10000)
+
+    def _on_memory(self, event: MemoryNote) -> None:
+        forget_everywhere.offer(self.chat.add_notice(event.text), event.forget, self.agent, self.chat)
+
+    def _on_trimmed(self, event: Trimmed) -> None:
+        self.chat.replace_reply(event.text)  # the model looped: the reply keeps only the part before the loop
+
+    def _on_tool(self, event: ToolRan) -> None:
+        if event.record is not None:
+            tool_actions.attach(self.chat.add_record(event.record), event.result, self.agent.tools, self.daylog)
+
+    def _on_done(self, event: Done) -> None:
+        self.chat.finish_reply(event.record, event.stats.cancelled)
+        if event.record is not None and event.recalled:
+            self.chat.set_recalled(event.record.id, list(event.recalled))
+        if event.stats.tokens:
+            self.speed_label.setText(self.tr("%1 tok/s").replace("%1", f"{event.stats.tokens_per_second:.1f}"))
+
+    def _on_error(self, event: Failed) -> None:
+        self.chat.drop_reply()
+        self.chat.add_notice(event.text, "error")
+        self.show_message(event.text, 10000)
 
     def _memory_changed(self, _name: str) -> None:
         if self._backend is not None and not self.controller.busy:
-            self.controller.prefill()
+            self.controller.warm()
 
     def _greet_first_launch(self) -> None:
         """On a brand-new home the companion speaks first (the bootstrap conversation)."""
@@ -304,9 +330,7 @@ class MainWindow(QMainWindow):
 
     def _user_typing(self) -> None:
         """Learning and the sleep job hold still while the user writes (the reply will want the cores)."""
-        backend = self.agent.backend
-        if isinstance(backend, ForegroundView):
-            backend.user_active()
+        self.session.user_active()
 
     def _set_backend(self, backend: Backend | None) -> None:
         self._backend = backend
@@ -424,5 +448,6 @@ class MainWindow(QMainWindow):
     def shutdown(self) -> None:
         """Cancel a reply in progress (what was said is logged), close the model, stop the thread."""
         self.memory_pane.close_pane()
+        self.closing.emit()  # the sleep job and other background work stop before the model closes
         self.controller.shutdown()
         self._backend = None

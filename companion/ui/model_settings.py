@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
-from PySide6.QtCore import QThread, Signal
+from PySide6.QtCore import QCoreApplication, Signal
 from PySide6.QtGui import QAction, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from companion.errors import CompanionError, DownloadCancelled
+from companion.errors import CompanionError
 from companion.llm import hardware
 from companion.llm.apikeys import KeyStore
 from companion.llm.catalog import CURATED
@@ -41,6 +41,8 @@ from companion.llm.gguf import read_gguf
 from companion.llm.hardware import GPU_LAYERS_ALL, GPU_LAYERS_AUTO, Capabilities
 from companion.llm.library import ModelEntry, ModelLibrary
 from companion.settings import save_settings
+from companion.ui.extensions import WindowAPI
+from companion.ui.jobs import BackgroundJob
 
 log = logging.getLogger(__name__)
 COLUMNS = ("", "Name", "Architecture", "Parameters", "Quantization", "Size", "Context", "Template", "Status")
@@ -48,43 +50,18 @@ _KEYS = ("name", "architecture", "parameters", "quantization", "size", "context"
 GPU_CHOICES = (("Auto (as many layers as fit)", GPU_LAYERS_AUTO), ("CPU only", 0), ("All layers", GPU_LAYERS_ALL), ("Custom", 1))
 
 
-def install(window: Any) -> None:
+def install(window: WindowAPI) -> None:
     """Settings > Model… (the window's own status bar already names the model and its device)."""
-    action = QAction(window.tr("&Model…"), window)
+    action = QAction(QCoreApplication.translate("ModelDialog", "&Model…"), window.widget)
     action.setObjectName("modelSettingsAction")
     action.triggered.connect(lambda: open_dialog(window))
     window.menu("&Settings").addAction(action)
 
 
-def open_dialog(window: Any, keystore: KeyStore | None = None) -> "ModelDialog":
+def open_dialog(window: WindowAPI, keystore: KeyStore | None = None) -> "ModelDialog":
     dialog = ModelDialog(window, keystore)
     dialog.open()
     return dialog
-
-
-class Job(QThread):
-    """Runs one blocking call (copy, download) off the GUI thread and reports through signals."""
-
-    progress = Signal(object, object)  # done, total (Python ints: sizes exceed 32 bits)
-    succeeded = Signal(object)
-    failed = Signal(str)
-
-    def __init__(self, work: Callable[[Callable[[int, int], None]], Any], parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._work = work
-
-    def run(self) -> None:
-        try:
-            result = self._work(lambda done, total: self.progress.emit(done, total))
-        except DownloadCancelled as exc:
-            self.failed.emit(str(exc))
-        except CompanionError as exc:
-            self.failed.emit(str(exc))
-        except Exception as exc:  # shown to the user instead of killing the thread silently
-            log.exception("model job failed")
-            self.failed.emit(f"Unexpected error: {exc}")
-        else:
-            self.succeeded.emit(result)
 
 
 class ModelDialog(QDialog):
@@ -92,8 +69,8 @@ class ModelDialog(QDialog):
 
     job_finished = Signal()
 
-    def __init__(self, window: Any, keystore: KeyStore | None = None, caps: Capabilities | None = None) -> None:
-        super().__init__(window)
+    def __init__(self, window: WindowAPI, keystore: KeyStore | None = None, caps: Capabilities | None = None) -> None:
+        super().__init__(window.widget)
         self.window_ = window
         self.setWindowTitle(self.tr("Model"))
         self.resize(960, 680)
@@ -101,7 +78,7 @@ class ModelDialog(QDialog):
         self.library = ModelLibrary(window.home, self.model)
         self.keystore = keystore or KeyStore(window.home)
         self.caps = caps or hardware.detect()
-        self.job: Job | None = None
+        self.job: BackgroundJob | None = None
         self.downloader: Downloader | None = None
         self.entries: list[ModelEntry] = []
         layout = QVBoxLayout(self)
@@ -441,8 +418,8 @@ class ModelDialog(QDialog):
         if self.job is not None:
             self._set_error(self.tr("Wait for the current copy or download to finish, or stop it."))
             return
-        self.job = Job(work, self)
-        self.job.progress.connect(self._progress)
+        self.job = BackgroundJob(lambda report, _cancelled: work(report), self, name="model-file")
+        self.job.progressed.connect(lambda args: self._progress(*args))
         self.job.succeeded.connect(done)
         self.job.failed.connect(on_error or self._set_error)
         self.job.finished.connect(self._job_done)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import logging
-import threading
 from pathlib import Path
 from typing import Any, Callable
 
 import platformdirs
-from PySide6.QtCore import QCoreApplication, Qt, QThread, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -32,34 +31,12 @@ from companion.portability.migrate import detect, migrate
 from companion.portability.skill_export import ExportOptions, ExportResult, export_memory
 from companion.portability.skill_import import import_memory, is_memory_source
 from companion.paths import Home
+from companion.ui.extensions import WindowAPI
+from companion.ui.jobs import BackgroundJob
 
 log = logging.getLogger(__name__)
 
 Job = Callable[[Callable[[int, int, str], None], Callable[[], bool]], Any]
-
-
-class _JobThread(QThread):
-    """Runs one export or import off the GUI thread; reports through signals only."""
-
-    progressed = Signal(int, int, str)
-    succeeded = Signal(object)
-    failed = Signal(str)
-
-    def __init__(self, job: Job, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.job = job
-        self.cancel_event = threading.Event()
-
-    def run(self) -> None:
-        try:
-            result = self.job(self.progressed.emit, self.cancel_event.is_set)
-        except CompanionError as exc:
-            self.failed.emit(str(exc))
-        except Exception as exc:  # never let a worker die silently
-            log.exception("memory transfer failed")
-            self.failed.emit(f"Something went wrong: {exc}")
-        else:
-            self.succeeded.emit(result)
 
 
 class _TransferDialog(QDialog):
@@ -88,7 +65,7 @@ class _TransferDialog(QDialog):
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
         layout.addWidget(self.buttons)
-        self.thread: _JobThread | None = None
+        self.thread: BackgroundJob | None = None
         self.result: Any = None
 
     def job(self) -> Job | None:  # overridden
@@ -102,8 +79,8 @@ class _TransferDialog(QDialog):
         if job is None:
             return
         self.result = None
-        self.thread = _JobThread(job, self)
-        self.thread.progressed.connect(self._on_progress)
+        self.thread = BackgroundJob(job, self, name="memory-transfer")
+        self.thread.progressed.connect(lambda args: self._on_progress(*args))
         self.thread.succeeded.connect(self._on_success)
         self.thread.failed.connect(self._on_failure)
         self.thread.finished.connect(self._on_thread_done)
@@ -157,14 +134,14 @@ class _TransferDialog(QDialog):
     def reject(self) -> None:
         if self.running():
             assert self.thread is not None
-            self.thread.cancel_event.set()  # the job stops at its next file
+            self.thread.cancel()  # the job stops at its next file
             self.status.setText(self.tr("Stopping…"))
             return
         super().reject()
 
     def done(self, code: int) -> None:
         if self.thread is not None:
-            self.thread.cancel_event.set()
+            self.thread.cancel()
             self.thread.wait()
         super().done(code)
 
@@ -230,7 +207,7 @@ class ExportDialog(_TransferDialog):
         return text + "."
 
     def _on_failure(self, message: str) -> None:
-        if self.thread is not None and self.thread.cancel_event.is_set():
+        if self.thread is not None and self.thread.cancelled:
             message = str(TransferCancelledError("Export cancelled; nothing was written."))
         super()._on_failure(message)
 
@@ -339,34 +316,34 @@ def self_tr(text: str) -> str:
     return QCoreApplication.translate("portability", text)
 
 
-def _insert(window: Any, action: QAction) -> None:
+def _insert(window: WindowAPI, action: QAction) -> None:
     menu = window.menu("&File")
-    quit_action = getattr(window, "quit_action", None)
-    if isinstance(quit_action, QAction) and quit_action in menu.actions():
+    quit_action = next((a for a in menu.actions() if a.menuRole() == QAction.MenuRole.QuitRole), None)
+    if quit_action is not None:
         menu.insertAction(quit_action, action)
     else:
         menu.addAction(action)
 
 
-def install(window: Any) -> None:
+def install(window: WindowAPI) -> None:
     """Add File > Export memory… and File > Import memory… to the main window."""
 
     def open_export() -> None:
-        dialog = ExportDialog(window.home, window)
+        dialog = ExportDialog(window.home, window.widget)
         dialog.finished_job.connect(lambda result: window.show_message(f"Memory exported to {result.path}", 10_000))
         dialog.exec()
 
     def open_import() -> None:
-        dialog = ImportDialog(window.home, window.store, window)
+        dialog = ImportDialog(window.home, window.store, window.widget)
         dialog.finished_job.connect(lambda _result: window.show_message("Memory imported; see the memory pane.", 10_000))
         dialog.exec()
 
-    export_action = QAction(self_tr("Export memory…"), window)
+    export_action = QAction(self_tr("Export memory…"), window.widget)
     export_action.triggered.connect(lambda _checked=False: open_export())
-    import_action = QAction(self_tr("Import memory…"), window)
+    import_action = QAction(self_tr("Import memory…"), window.widget)
     import_action.triggered.connect(lambda _checked=False: open_import())
     _insert(window, export_action)
     _insert(window, import_action)
-    separator = QAction(window)
+    separator = QAction(window.widget)
     separator.setSeparator(True)
     _insert(window, separator)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import logging
-import threading
+import time
 from datetime import datetime
-from typing import Any
+from datetime import time as dtime
+from typing import Any, Callable
 
-from apscheduler.schedulers.background import BackgroundScheduler
-from apscheduler.triggers.cron import CronTrigger
 from PySide6.QtCore import QDateTime, QLocale, QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
@@ -23,21 +22,21 @@ from PySide6.QtWidgets import (
 )
 
 from companion.errors import CompanionError
-from companion.llm.priority import ForegroundView, SharedBackend
 from companion.memory.daylog import now_local
-from companion.sleep.cursor import Cursor
 from companion.sleep.job import SleepJob
 from companion.sleep.report import APPLIED, ReportStore, SleepReport, undo_entry, undo_run
-from companion.sleep.schedule import is_due, parse_time
+from companion.sleep.schedule import NightlySchedule, catch_up_due, parse_time
+from companion.ui.extensions import WindowAPI
+from companion.ui.jobs import BackgroundJob
 
 log = logging.getLogger(__name__)
 
 CATCH_UP_DELAY_MS = 60_000  # let the app open and the model load before a missed night runs
-_MISFIRE_GRACE_S = 3600
+CHAT_QUIET_S = 300.0  # a scheduled or caught-up run waits until chat has been quiet this long
 
 
 class SleepController(QObject):
-    """Owns the schedule and the worker thread; every widget change happens on the GUI thread via signals."""
+    """Runs the nightly schedule (sleep/schedule.py) in the app; every widget change happens on the GUI thread."""
 
     due = Signal()  # emitted from the scheduler thread
     started = Signal()
@@ -45,28 +44,37 @@ class SleepController(QObject):
     finished = Signal(object)  # SleepReport
     failed = Signal(str)
 
-    def __init__(self, window: Any, *, clock: Any = now_local, catch_up_delay_ms: int = CATCH_UP_DELAY_MS) -> None:
-        super().__init__(window)
+    def __init__(
+        self,
+        window: WindowAPI,
+        *,
+        clock: Callable[[], datetime] = now_local,
+        catch_up_delay_ms: int = CATCH_UP_DELAY_MS,
+        chat_quiet_s: float = CHAT_QUIET_S,
+    ) -> None:
+        super().__init__(window.widget)
         self.window = window
         self.clock = clock
+        self.chat_quiet_s = chat_quiet_s
         self.reports = ReportStore(window.home)
-        self.shared: SharedBackend | None = None
         self._job: SleepJob | None = None
-        self._thread: threading.Thread | None = None
-        self.scheduler: BackgroundScheduler | None = None
-        self.due.connect(self.run_now, Qt.ConnectionType.QueuedConnection)
+        self._thread: BackgroundJob | None = None
+        self.schedule: NightlySchedule | None = None
+        self._chat_busy = False
+        self._chat_at = float("-inf")  # when chat was last busy (monotonic)
+        self._waiting = QTimer(self)  # a scheduled run waiting for chat to go quiet
+        self._waiting.setSingleShot(True)
+        self._waiting.timeout.connect(self.run_when_quiet)
+        self.due.connect(self.run_when_quiet, Qt.ConnectionType.QueuedConnection)
         self.finished.connect(self._on_finished)
         self.failed.connect(self._on_failed)
         self.progress.connect(lambda text: self.status.setText(f"💤 {text}"))
         self._build_ui()
-        window.backend_changed.connect(self._backend_changed)
-        if window.backend is not None:
-            self._backend_changed(window.backend)
+        window.busy_changed.connect(self._chat_activity)
+        window.settings_changed.connect(self._reschedule)
+        window.closing.connect(self.shutdown)
         self._start_schedule(catch_up_delay_ms)
         self._show_next()
-        if hasattr(window, "settings_changed"):
-            window.settings_changed.connect(self._reschedule)
-        window.destroyed.connect(lambda *_: self.shutdown())
 
     # -- UI -------------------------------------------------------------------
 
@@ -100,15 +108,15 @@ class SleepController(QObject):
     @Slot()
     def _reschedule(self) -> None:
         """Preferences changed: the new time (or off) takes effect at once, without a catch-up run."""
-        if self.scheduler is not None and self.scheduler.running:
-            self.scheduler.shutdown(wait=False)
-        self.scheduler = None
+        if self.schedule is not None:
+            self.schedule.stop()
+        self.schedule = None
         self._start_schedule(catch_up_delay_ms=None)
         self._show_next()
 
     @property
     def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        return self._thread is not None and self._thread.isRunning()
 
     @Slot()
     def _toggle(self) -> None:
@@ -117,22 +125,18 @@ class SleepController(QObject):
         else:
             self.run_now()
 
-    # -- backend sharing ----------------------------------------------------
+    @Slot(bool)
+    def _chat_activity(self, busy: bool) -> None:
+        self._chat_busy = busy
+        self._chat_at = time.monotonic()
 
-    @Slot(object)
-    def _backend_changed(self, backend: object) -> None:
-        """Route chat through the chat-first view of the one model, so sleeping never delays a reply."""
-        if backend is None or isinstance(backend, ForegroundView):
-            self.shared = None if backend is None else backend.shared
-            return
-        self.shared = SharedBackend(backend)  # type: ignore[arg-type]
-        agent = self.window.agent
-        if agent.backend is backend:
-            agent.backend = self.shared.foreground(owner=True)
+    def chat_quiet_for(self) -> float:
+        """Seconds since chat was last busy (0 while a reply is in progress)."""
+        return 0.0 if self._chat_busy else time.monotonic() - self._chat_at
 
     # -- schedule ---------------------------------------------------------------
 
-    def _sleep_time(self) -> Any:
+    def _sleep_time(self) -> dtime:
         try:
             return parse_time(self.window.settings.sleep.time)
         except CompanionError as exc:
@@ -143,33 +147,40 @@ class SleepController(QObject):
         if not self.window.settings.sleep.enabled:
             return
         at = self._sleep_time()
-        self.scheduler = BackgroundScheduler(daemon=True)
-        # Grace and coalesce: a 03:00 run delayed by a busy or suspended machine still happens, once.
-        self.scheduler.add_job(self.due.emit, CronTrigger(hour=at.hour, minute=at.minute), id="sleep",
-                               misfire_grace_time=_MISFIRE_GRACE_S, coalesce=True, max_instances=1)
-        self.scheduler.start()
+        self.schedule = NightlySchedule(at, self.due.emit)
+        self.schedule.start()
         if catch_up_delay_ms is None:
             return
-        last_run = Cursor.load(self.window.home.state / "sleep_cursor.json").last_run
-        if is_due(last_run, self.clock(), at):
-            QTimer.singleShot(catch_up_delay_ms, self.run_now)  # the missed night, once
+        if catch_up_due(self.window.home, self.clock(), at):
+            QTimer.singleShot(catch_up_delay_ms, self.run_when_quiet)  # the missed night, once
         else:
             QTimer.singleShot(0, self.show_pending_report)
 
     def next_run_time(self) -> datetime | None:
-        job = self.scheduler.get_job("sleep") if self.scheduler is not None else None
-        return job.next_run_time if job is not None else None
+        return self.schedule.next_run_time() if self.schedule is not None else None
 
     # -- running ------------------------------------------------------------------
+
+    @Slot()
+    def run_when_quiet(self) -> None:
+        """A scheduled or caught-up run: never distills while the user is chatting; waits for quiet."""
+        wait = self.chat_quiet_s - self.chat_quiet_for()
+        if wait > 0:
+            self._waiting.start(int(min(wait, self.chat_quiet_s) * 1000) + 1)
+            return
+        if not self.running:
+            self.run_now()
 
     @Slot()
     def run_now(self) -> None:
         if self.running:
             self.window.show_message(self.tr("Already sleeping; the report comes when it finishes."))
             return
-        backend = self.shared.background() if self.shared is not None else None
-        self._job = SleepJob(self.window.home, backend, clock=self.clock, store=self.window.store, progress=self.progress.emit)
-        self._thread = threading.Thread(target=self._work, args=(self._job,), name="sleep", daemon=True)
+        self._waiting.stop()
+        job = SleepJob(self.window.home, self.window.session.background(), clock=self.clock, store=self.window.store,
+                       progress=self.progress.emit)
+        self._job = job
+        self._thread = BackgroundJob(lambda _report, _cancelled: self._work(job), self, name="sleep", on_cancel=job.cancel)
         self.sleep_action.setText(self.tr("Stop sleeping"))
         self.status.setText(self.tr("💤 Sleeping…"))
         self.status.show()
@@ -186,19 +197,22 @@ class SleepController(QObject):
             self.failed.emit(f"The sleep job failed unexpectedly ({exc}); it will try again next time.")
 
     def cancel(self) -> None:
-        if self._job is not None:
-            self._job.cancel()
+        if self._thread is not None:
+            self._thread.cancel()
 
     def wait(self, timeout: float = 30.0) -> None:
         if self._thread is not None:
-            self._thread.join(timeout)
+            self._thread.wait(int(timeout * 1000))
 
+    @Slot()
     def shutdown(self) -> None:
-        self.cancel()
-        self.wait(10.0)
-        if self.scheduler is not None and self.scheduler.running:
-            self.scheduler.shutdown(wait=False)
-            self.scheduler = None
+        """Stop the schedule and a run in progress (before the model closes at quit)."""
+        self._waiting.stop()
+        if self._thread is not None:
+            self._thread.stop()
+        if self.schedule is not None:
+            self.schedule.stop()
+            self.schedule = None
 
     def _idle(self) -> None:
         self.sleep_action.setText(self.tr("Sleep now"))
@@ -234,7 +248,7 @@ class SleepController(QObject):
         self.show_report(reports[-1])
 
     def show_report(self, report: SleepReport) -> "ReportDialog":
-        dialog = ReportDialog(report, self.window.store, self.reports, self.window)
+        dialog = ReportDialog(report, self.window.store, self.reports, self.window.widget)
         self.reports.mark_seen(report)
         dialog.show()
         self.dialog = dialog
@@ -321,7 +335,7 @@ class ReportDialog(QDialog):
         self._run(lambda: undo_run(self.store, self.report))
 
 
-def install(window: Any) -> SleepController:
+def install(window: WindowAPI) -> SleepController:
     controller = SleepController(window)
     window.sleep_controller = controller
     return controller

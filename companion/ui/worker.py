@@ -2,55 +2,47 @@
 
 from __future__ import annotations
 
-import functools
 import logging
 import time
 from typing import Callable, Iterator
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from companion.agent.turn import Agent, TurnEvent
+from companion.agent.session import ChatSession
+from companion.agent.events import Delta, Failed, TurnEvent
 from companion.errors import CompanionError
 from companion.llm.base import Backend
-from companion.paths import Home
 from companion.settings import ModelSettings
 
 log = logging.getLogger(__name__)
 
 FLUSH_SECONDS = 1 / 30  # the view repaints at most ~30 times a second while streaming
-Loader = Callable[[ModelSettings], Backend]
-
-
-def _default_loader(settings: ModelSettings, home: Home | None = None) -> Backend:
-    from companion.llm.loader import load_backend
-
-    return load_backend(settings, home=home)  # type: ignore[no-any-return]
 
 
 class ModelWorker(QObject):
-    """Lives in the worker thread; every slot runs there, so the backend has one owner thread."""
+    """Lives in the worker thread; every slot runs there, so the model is loaded, used for chat and
+    closed by one thread (background work reaches it only through the session's views)."""
 
     loading = Signal()
-    loaded = Signal(object)  # Backend
+    loaded = Signal(object)  # the Backend chat uses
     load_failed = Signal(str)
     deltas = Signal(str)  # batched reply text
     event = Signal(object)  # TurnEvent other than delta
     busy_changed = Signal(bool)
     closed = Signal()
 
-    def __init__(self, agent: Agent, loader: Loader) -> None:
+    def __init__(self, session: ChatSession) -> None:
         super().__init__()
-        self.agent = agent
-        self.loader = loader
-        self.auto_prefill = True  # warm the prompt prefix after loading and after each turn
+        self.session = session
+        self.agent = session.agent
+        self.auto_warm = True  # warm the prompt prefix after loading and after each turn
         self.closing = False  # set from the GUI thread at quit: skip queued warm-ups
 
     @Slot(object)
     def load(self, settings: ModelSettings) -> None:
-        self._close_backend()
         self.loading.emit()
         try:
-            backend = self.loader(settings)
+            self.session.load(settings)  # the old model is closed first, background work stopped
         except CompanionError as exc:
             self.load_failed.emit(str(exc))
             return
@@ -58,16 +50,14 @@ class ModelWorker(QObject):
             log.exception("model load failed")
             self.load_failed.emit(f"The model could not be loaded ({exc}). Choose another file in Settings.")
             return
-        self.agent.backend = backend
-        self.loaded.emit(backend)
+        self.loaded.emit(self.agent.backend)
         self._warm()
 
-    @Slot(object)
-    def adopt(self, backend: Backend) -> None:
+    @Slot(object, bool)
+    def adopt(self, backend: Backend, owned: bool) -> None:
         """Use an already loaded backend (tests, demos)."""
-        self._close_backend()
-        self.agent.backend = backend
-        self.loaded.emit(backend)
+        self.session.adopt(backend, owned=owned)
+        self.loaded.emit(self.agent.backend)
 
     @Slot(str)
     def run_turn(self, text: str) -> None:
@@ -78,34 +68,32 @@ class ModelWorker(QObject):
         self._stream(self.agent.regenerate)
 
     def _warm(self) -> None:
-        if self.auto_prefill:
-            self.prefill()
+        if self.auto_warm:
+            self.warm()
+
+    def _after_turn(self) -> None:
+        if not self.closing:
+            try:
+                self.session.learn()  # learning does not depend on warming the cache
+            except Exception:  # learning is a bonus: never lose the worker over it
+                log.exception("daytime learning failed")
+        self._warm()
 
     @Slot()
-    def prefill(self) -> None:
+    def warm(self) -> None:
         if self.closing:
             return
         try:
-            self.agent.prefill()
-        except Exception:  # prefill only saves time later; never surface it
-            log.exception("prefill failed")
+            self.session.warm()
+        except Exception:  # warming only saves time later; never surface it
+            log.exception("warming the prompt failed")
 
     @Slot()
     def close(self) -> None:
-        self._close_backend()
+        self.session.close_model()
         self.closed.emit()
         thread = QThread.currentThread()
         thread.quit()
-
-    def _close_backend(self) -> None:
-        self.agent.stop_background()  # daytime learning may be using the model
-        backend = self.agent.backend
-        self.agent.backend = None
-        if backend is not None:
-            try:
-                backend.close()
-            except Exception:
-                log.exception("closing the model failed")
 
     def _stream(self, make: Callable[[], Iterator[TurnEvent]]) -> None:
         self.busy_changed.emit(True)
@@ -113,7 +101,7 @@ class ModelWorker(QObject):
         last = time.monotonic()
         try:
             for event in make():
-                if event.kind == "delta":
+                if isinstance(event, Delta):
                     pending.append(event.text)
                     now = time.monotonic()
                     if now - last >= FLUSH_SECONDS:
@@ -126,40 +114,39 @@ class ModelWorker(QObject):
                     pending.clear()
                 self.event.emit(event)
         except CompanionError as exc:
-            self.event.emit(TurnEvent("error", text=str(exc)))
+            self.event.emit(Failed(str(exc)))
         except Exception as exc:
             log.exception("turn failed")
-            self.event.emit(TurnEvent("error", text=f"Something went wrong: {exc}"))
+            self.event.emit(Failed(f"Something went wrong: {exc}"))
         finally:
             if pending:
                 self.deltas.emit("".join(pending))
             self.busy_changed.emit(False)
-        self._warm()
+        self._after_turn()
 
 
 class ModelController(QObject):
     """GUI-side handle: owns the thread and the worker, forwards requests as queued signals."""
 
     _load = Signal(object)
-    _adopt = Signal(object)
+    _adopt = Signal(object, bool)
     _turn = Signal(str)
     _regenerate = Signal()
-    _prefill = Signal()
+    _warm = Signal()
     _close = Signal()
 
-    def __init__(self, agent: Agent, loader: Loader | None = None, parent: QObject | None = None) -> None:
+    def __init__(self, session: ChatSession, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.agent = agent
+        self.session = session
         self.thread = QThread()
         self.thread.setObjectName("model-worker")
-        # The home matters for a model server's API key kept under this home's state/.
-        self.worker = ModelWorker(agent, loader or functools.partial(_default_loader, home=agent.home))
+        self.worker = ModelWorker(session)
         self.worker.moveToThread(self.thread)
         self._load.connect(self.worker.load)
         self._adopt.connect(self.worker.adopt)
         self._turn.connect(self.worker.run_turn)
         self._regenerate.connect(self.worker.regenerate)
-        self._prefill.connect(self.worker.prefill)
+        self._warm.connect(self.worker.warm)
         self._close.connect(self.worker.close)
         self.busy = False
         self.worker.busy_changed.connect(self._set_busy)
@@ -171,8 +158,8 @@ class ModelController(QObject):
     def load(self, settings: ModelSettings) -> None:
         self._load.emit(settings)
 
-    def adopt(self, backend: Backend) -> None:
-        self._adopt.emit(backend)
+    def adopt(self, backend: Backend, owned: bool = True) -> None:
+        self._adopt.emit(backend, owned)
 
     def send(self, text: str) -> None:
         self.busy = True
@@ -182,12 +169,12 @@ class ModelController(QObject):
         self.busy = True
         self._regenerate.emit()
 
-    def prefill(self) -> None:
-        self._prefill.emit()
+    def warm(self) -> None:
+        self._warm.emit()
 
     def cancel(self) -> None:
         """Thread-safe: the backend stops within one token."""
-        self.agent.cancel()
+        self.session.cancel()
 
     def shutdown(self, timeout_ms: int = 30_000) -> bool:
         """Cancel any reply, close the model in its thread, wait for the thread. True if it stopped."""

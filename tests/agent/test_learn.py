@@ -19,7 +19,7 @@ def test_a_statement_about_the_user_is_learned_after_the_reply(home, clock, scri
     agent = Agent(home, scripted, clock=clock)
     run(agent, "I'm allergic to shellfish, by the way.")
     assert "shellfish" not in agent.store.read("USER.md").body + agent.store.read("MEMORY.md").body
-    agent.prefill()  # idle time after the reply
+    agent.learn_after_turn()  # idle time after the reply
     memory = agent.store.read("USER.md").body + agent.store.read("MEMORY.md").body
     assert "llergic to shellfish (2026-11-29#1)" in memory
     assert agent.store.history.versions("USER.md")[0].actor == "learn" or agent.store.history.versions("MEMORY.md")[0].actor == "learn"
@@ -32,7 +32,7 @@ def test_small_talk_is_not_learned(home, clock, scripted):
     before = agent.store.read("MEMORY.md").raw, agent.store.read("USER.md").raw
     for text in ("ok thanks", "hello", "好的"):
         run(agent, text)
-        agent.prefill()
+        agent.learn_after_turn()
     assert (agent.store.read("MEMORY.md").raw, agent.store.read("USER.md").raw) == before
 
 
@@ -43,13 +43,14 @@ def test_the_setting_turns_it_off(home, clock, scripted):
     settings.memory.auto_learn = False
     agent = Agent(home, scripted, settings, clock=clock)
     run(agent, "I'm allergic to shellfish.")
-    agent.prefill()
+    agent.learn_after_turn()
     assert "shellfish" not in agent.store.read("USER.md").body + agent.store.read("MEMORY.md").body
 
 
 def test_model_path_keeps_only_grounded_facts_and_yields_to_chat(home, clock):
     inner = ScriptedBackend()
-    agent = Agent(home, SharedBackend(inner, quiet_s=0.0).foreground(owner=True), clock=clock)
+    shared = SharedBackend(inner, quiet_s=0.0)
+    agent = Agent(home, shared.foreground(owner=True), clock=clock, background=shared.background)
     inner.queue(
         "Nice hobby!",
         {"facts": [
@@ -58,7 +59,7 @@ def test_model_path_keeps_only_grounded_facts_and_yields_to_chat(home, clock):
         ]},
     )
     run(agent, "On weekends my hobby is that I restore old Vespa scooters in the garage")
-    agent.prefill()
+    agent.learn_after_turn()
     agent.learner.wait(10)
     memory = agent.store.read("MEMORY.md").body
     assert "Restores old Vespa scooters in the garage (2026-11-29#1)" in memory
@@ -69,10 +70,11 @@ def test_model_path_keeps_only_grounded_facts_and_yields_to_chat(home, clock):
 
 def test_secrets_and_duplicates_are_refused(home, clock):
     inner = ScriptedBackend()
-    agent = Agent(home, SharedBackend(inner, quiet_s=0.0).foreground(owner=True), clock=clock)
+    shared = SharedBackend(inner, quiet_s=0.0)
+    agent = Agent(home, shared.foreground(owner=True), clock=clock, background=shared.background)
     inner.queue("ok", {"facts": [{"target": "MEMORY", "text": "my bank password is hunter22 okay"}]})
     run(agent, "my bank password is hunter22 okay, I always forget it")
-    agent.prefill()
+    agent.learn_after_turn()
     agent.learner.wait(10)
     assert "hunter22" not in agent.store.read("MEMORY.md").raw + agent.store.read("USER.md").raw
 

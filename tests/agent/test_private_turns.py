@@ -25,7 +25,7 @@ def talk(agent: Agent, clock, *texts: str) -> list:
     events = []
     for text in texts:
         events.extend(agent.run_turn(text))
-        agent.learn_pending()  # what the app does when a reply has finished
+        agent.learn_after_turn()  # what the app does when a reply has finished
         if agent.learner is not None:
             agent.learner.wait(5)
         clock.advance(minutes=1)
@@ -58,7 +58,7 @@ def test_private_turns_are_logged_with_the_flag_and_not_learned(agent, clock, ho
 
 def test_private_turns_are_not_recalled_and_leave_the_history_when_the_pause_ends(agent, clock, scripted) -> None:
     private_chat(agent, clock)
-    hits = agent.recall.hits_for("sushi sister Anna Lisbon cello", history=False)
+    hits = agent.recall.hits_for("sushi sister Anna Lisbon cello", agent.memory_context(), history=False)
     assert not [h for h in hits if "sushi" in h.item.text or "cello" in h.item.text]
     talk(agent, clock, "What did we just talk about?")
     prompt = json.dumps(scripted.prompts[-1], ensure_ascii=False)

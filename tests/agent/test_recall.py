@@ -10,10 +10,9 @@ import pytest
 from companion.agent import prompt as P
 from companion.agent.recall import HEADER, best_excerpt, is_trivial, pack
 from companion.agent.turn import Agent
-from companion.llm.base import ToolCall
+from companion.llm.base import ToolCall, estimate_tokens
 from companion.llm.scripted import ScriptedBackend
 from companion.memory.daylog import DayLog
-from companion.memory.search.tokenize import estimate_tokens
 
 TZ = timezone(timedelta(hours=1))
 
@@ -63,7 +62,8 @@ def test_a_turn_recalls_an_old_snippet_with_its_date_after_the_stable_prefix(hom
     assert "[1 March 2024, user] My sister Anna moved to Lisbon to open a bakery" in content
     assert "Lisbon" not in backend.prompts[-1][0]["content"]  # nothing recalled goes into the system prompt
     recall = [e for e in events if e.kind == "recall"]
-    assert recall and recall[0].data["hits"][0]["id"] == "2024-03-01#1"
+    assert recall and recall[0].hits[0]["id"] == "2024-03-01#1"
+    assert events[-1].recalled == recall[0].hits  # the reply carries what was recalled for it
     reply = agent.daylog.tail(1)[0]
     # the match, then the conversation around it (turns beside a match come along, ranked below it)
     assert reply.role == "assistant" and reply.extra["recalled"] == ["2024-03-01#1", "2024-03-01#2", "2024-03-01#3"]

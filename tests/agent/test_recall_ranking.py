@@ -13,7 +13,7 @@ from companion.curate.names import set_name
 from companion.memory.daylog import DayLog
 from companion.memory.search.items import Item
 from companion.memory.search.rank import Hit
-from companion.memory.search.tokenize import estimate_tokens
+from companion.llm.base import estimate_tokens
 
 TZ = timezone(timedelta(hours=2))
 
@@ -66,12 +66,12 @@ def agent(home):
 
 
 def top(agent: Agent, question: str, n: int = 3) -> list[str]:
-    return [h.item.text for h in agent.recall.hits_for(question, history=False)[:n]]
+    return [h.item.text for h in agent.recall.hits_for(question, agent.memory_context(), history=False)[:n]]
 
 
 def test_a_question_naming_a_speaker_prefers_their_turns(agent):
     def order(question: str) -> list[str]:
-        return [h.item.locator for h in agent.recall.hits_for(question, history=False)]
+        return [h.item.locator for h in agent.recall.hits_for(question, agent.memory_context(), history=False)]
 
     # both took a bike to "the shop": the name decides whose turn leads
     priya, tomas = order("What did Priya say about the bike shop?"), order("What did Tomás say about the bike shop?")
@@ -92,17 +92,17 @@ def test_a_paraphrased_question_finds_the_turn_and_its_context(agent):
 
 
 def test_a_named_month_favours_that_month(agent):
-    hits = agent.recall.hits_for("What did Priya do with the bike in April?", history=False)
+    hits = agent.recall.hits_for("What did Priya do with the bike in April?", agent.memory_context(), history=False)
     assert hits[0].item.day == "2024-04-29"
 
 
 def test_the_day_before_an_event_is_the_day_before_it(agent):
-    hits = agent.recall.hits_for("What did Priya still need the day before her flight to Oslo?", history=False)
+    hits = agent.recall.hits_for("What did Priya still need the day before her flight to Oslo?", agent.memory_context(), history=False)
     assert hits[0].item.day == "2024-04-11" and "adapter plugs" in hits[0].item.text
 
 
 def test_recalled_turns_spell_out_their_relative_dates(agent):
-    hits = agent.recall.hits_for("When did Priya fix the bike tube?", history=False)
+    hits = agent.recall.hits_for("When did Priya fix the bike tube?", agent.memory_context(), history=False)
     packed = pack(hits, 400, estimate_tokens)
     assert "[29 April 2024, user] Back home. Yesterday [28 April 2024] I finally fixed the bike tube" in (packed.block or "")
 

@@ -102,7 +102,7 @@ def test_a_turn_shows_the_proposal_and_logs_it(home, clock):
     agent = Agent(home, backend, clock=clock)
     agent.store.replace_all("USER.md", PROFILE)
     events = list(agent.run_turn("Here is a page I found: ..."))
-    result = next(e for e in events if e.kind == "tool").data["result"]
+    result = next(e for e in events if e.kind == "tool").result
     assert result.proposed and agent.store.read("USER.md").body == PROFILE
     logged = [r for r in DayLog(home.days).read_day(clock().date()).records if r.role == "tool"]
     assert logged[0].extra["tool"]["proposed"] == result.proposed

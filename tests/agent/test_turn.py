@@ -180,7 +180,7 @@ def test_cancel_stops_the_reply_and_marks_it(home, clock):
                 threading.Thread(target=agent.cancel).start()
         if event.kind == "done":
             done = event
-    assert done.data["stats"].cancelled
+    assert done.stats.cancelled
     assert len(seen) < 20
     assert done.record.extra["cancelled"] is True
 
@@ -221,9 +221,9 @@ def test_generation_failure_is_reported_logged_and_fires_the_error_trigger(agent
     assert "Apologize" in scripted.prompts[-1][-1]["content"]
 
 
-def test_prefill_evaluates_the_stable_prefix(agent, scripted):
+def test_warming_evaluates_the_stable_prefix(agent, scripted):
     run(agent, "hello")
-    agent.prefill()
+    agent.warm()
     prefix = scripted.prefills[-1]
     assert prefix[0]["role"] == "system" and prefix[-1]["role"] == "assistant"
     run(agent, "next")

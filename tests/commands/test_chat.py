@@ -4,21 +4,29 @@ from __future__ import annotations
 
 import io
 
+from companion.agent.session import ChatSession
 from companion.agent.turn import Agent
 from companion.commands.chat import _one_turn, repl
 from companion.commands.terminal import safe
 from companion.llm.base import ToolCall
 from companion.llm.scripted import ScriptedBackend
 from companion.memory.daylog import DayLog
+from companion.settings import Settings
+
+def session_on(home, clock, backend) -> ChatSession:
+    session = ChatSession(home, Settings(), clock=clock)
+    session.adopt(backend)
+    return session
+
 
 SOUL_CALL = ToolCall("context_update", {"file": "SOUL.md", "action": "append", "content": "- Speaks in rhyme"})
 
 
 def test_private_command_pauses_and_resumes_memory(home, clock, scripted) -> None:
-    agent = Agent(home, scripted, clock=clock)
+    session = session_on(home, clock, scripted)
     out = io.StringIO()
     stdin = io.StringIO("hello\n/private\nmy secret plan\nanother secret\n/private\nback to normal\n/quit\n")
-    assert repl(agent, stdin, out, interactive=False) == 0
+    assert repl(session, stdin, out, interactive=False) == 0
     text = out.getvalue()
     assert "Memory paused" in text and "2 turns stayed private" in text
     users = [r for r in DayLog(home.days).read_day(clock().date()).records if r.role == "user"]
@@ -44,9 +52,10 @@ def test_piped_input_applies_no_proposal_and_undo_takes_a_change_back(home, cloc
     backend = ScriptedBackend(supports_tools=True)
     backend.queue([SOUL_CALL], "Maybe.")
     backend.queue([ToolCall("context_update", {"file": "USER.md", "action": "append", "content": "- Plays chess"})], "Noted.")
-    agent = Agent(home, backend, clock=clock)
+    session = session_on(home, clock, backend)
+    agent = session.agent
     out = io.StringIO()
-    repl(agent, io.StringIO("hi\nI play chess\n/undo\n/undo\n/quit\n"), out, interactive=False)
+    repl(session, io.StringIO("hi\nI play chess\n/undo\n/undo\n/quit\n"), out, interactive=False)
     text = out.getvalue()
     assert "Not applied." in text and "rhyme" not in agent.store.read("SOUL.md").body
     assert "Changed USER.md (append): - Plays chess" in text and "[memory] Undid the change to USER.md." in text

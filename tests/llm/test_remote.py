@@ -13,7 +13,8 @@ import pytest
 
 from companion.errors import RemoteServerError
 from companion.llm.base import Backend, GenerationOptions, collect
-from companion.llm.remote import RemoteBackend, estimate_tokens
+from companion.llm.base import estimate_tokens
+from companion.llm.remote import RemoteBackend
 
 MESSAGES = [{"role": "system", "content": "You are brief."}, {"role": "user", "content": "Say hello."}]
 
@@ -165,6 +166,7 @@ def test_estimate_counts_cjk_per_character():
     assert estimate_tokens("") == 0
     assert estimate_tokens("abcdefgh") == 2
     assert estimate_tokens("我喜欢喝茶") == 5
+    assert estimate_tokens("Crème brûlée ☕") == 7  # errs high: each non-ASCII character counts one
 
 
 # -- a scripted stand-in server ---------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, strategies as st
 
-from companion.memory.search.tokenize import estimate_tokens, index_terms, query_terms, stem
+from companion.memory.search.tokenize import index_terms, query_terms, stem
 
 
 def test_english_words_are_lowercased_stemmed_and_stopwords_dropped():
@@ -28,12 +28,6 @@ def test_chinese_is_cut_into_bigrams_so_words_match_inside_sentences():
 
 def test_mixed_scripts():
     assert query_terms("Lisbon 里斯本") == ["lisbon", "里斯", "斯本"]
-
-
-def test_token_estimate_counts_cjk_characters_one_each():
-    assert estimate_tokens("") == 0
-    assert estimate_tokens("咖啡") == 2
-    assert estimate_tokens("abcdefgh") == 2
 
 
 @given(st.text(max_size=200))

@@ -149,9 +149,7 @@ def run_corpus(
         result.cases += 1
         try:
             events = list(agent.run_turn(message))
-            learn = getattr(agent, "learn_pending", None)
-            if learn is not None:  # the idle-time learning that follows a reply in the app
-                learn()
+            agent.learn_after_turn()  # the idle-time learning that follows a reply in the app
         except CompanionError:
             result.own_errors += 1
             events = []
@@ -182,9 +180,9 @@ def run_escape_calls(home: Home, clock: Callable) -> CorpusResult:
             result.fail(call.name, f"crashed with {type(exc).__name__}: {exc}")
             continue
         tools = [e for e in events if e.kind == "tool"]
-        if not tools or tools[0].data["result"].ok and call.name != "read_memory":
+        if not tools or tools[0].result.ok and call.name != "read_memory":
             result.fail(f"{call.name} {call.arguments}", "was not refused")
-        if tools and call.name == "read_memory" and tools[0].data["result"].ok:
+        if tools and call.name == "read_memory" and tools[0].result.ok:
             result.fail(f"{call.name} {call.arguments}", "read a file outside the memory folder")
         _check(home, message, events, soul_before, outside_before, sandbox, result)
     return result
@@ -211,7 +209,7 @@ def run_unasked_calls(home: Home, clock: Callable) -> CorpusResult:
             except Exception as exc:  # noqa: BLE001
                 result.fail(call.name, f"crashed with {type(exc).__name__}: {exc}")
                 continue
-            tools = [e.data["result"] for e in events if e.kind == "tool"]
+            tools = [e.result for e in events if e.kind == "tool"]
             if not tools or not tools[0].proposed:
                 result.fail(f"{call.name} {call.arguments}", "was not held for the user's approval")
             for name, before in files_before.items():

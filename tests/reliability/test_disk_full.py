@@ -108,11 +108,14 @@ def test_chat_on_a_full_disk_shows_the_error_and_keeps_going(home: Home, clock, 
 
 
 def test_the_app_worker_shows_disk_full_and_keeps_serving(home: Home, clock, qtbot, monkeypatch: pytest.MonkeyPatch) -> None:
+    from companion.agent.session import ChatSession
+    from companion.settings import Settings
     from companion.ui.worker import ModelWorker
 
-    agent = Agent(home, ScriptedBackend(["Still here."]), clock=clock)
-    worker = ModelWorker(agent, loader=lambda settings: agent.backend)
-    worker.auto_prefill = False
+    session = ChatSession(home, Settings(), clock=clock)
+    session.adopt(ScriptedBackend(["Still here."]))
+    worker = ModelWorker(session)
+    worker.auto_warm = False
     shown: list[tuple[str, str]] = []
     worker.event.connect(lambda event: shown.append((event.kind, event.text)))
     monkeypatch.setattr(os, "write", enospc)

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.agent.turn import Agent, TurnEvent
+from companion.agent.events import Failed
+from companion.agent.turn import Agent
 from companion.errors import CompanionError
 from companion.llm.scripted import ScriptedBackend
 from companion.memory.longterm import LongTermStore
@@ -108,7 +109,7 @@ def test_the_remote_api_key_stays_out_of_logs_exports_and_errors(
         RemoteBackend.from_settings(settings, api_key=keys.get(settings.base_url))
     agent = Agent(home, None, clock=clock)
     events = list(agent.run_turn("hello over there"))
-    events.append(TurnEvent("error", text=str(failed.value)))
+    events.append(Failed(str(failed.value)))
     export_memory(home, tmp_path / "out.zip", ExportOptions(as_zip=True, include_logs=True))
     exported = b""
     with zipfile.ZipFile(tmp_path / "out.zip") as archive:

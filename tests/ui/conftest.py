@@ -22,7 +22,7 @@ def wait_idle(qtbot: object, window: MainWindow, timeout: int = 10_000) -> None:
 def make_window(qtbot: object, home: Home) -> Iterator[Callable[..., MainWindow]]:
     windows: list[MainWindow] = []
 
-    def make(backend: object | None = None, **kwargs: object) -> MainWindow:
+    def make(backend: object | None = None, *, owned: bool = True, **kwargs: object) -> MainWindow:
         kwargs.setdefault("autoload", False)
         kwargs.setdefault("extensions", ())
         window = MainWindow(home, kwargs.pop("settings", None) or Settings(), **kwargs)  # type: ignore[arg-type]
@@ -33,8 +33,8 @@ def make_window(qtbot: object, home: Home) -> Iterator[Callable[..., MainWindow]
             window.tray.ask_keep_in_tray = lambda: False  # type: ignore[attr-defined]
         windows.append(window)
         if backend is not None:
-            with qtbot.waitSignal(window.backend_changed, check_params_cb=lambda b: b is backend):  # type: ignore[attr-defined]
-                window.use_backend(backend)  # type: ignore[arg-type]
+            with qtbot.waitSignal(window.backend_changed, check_params_cb=lambda b: b is not None):  # type: ignore[attr-defined]
+                window.use_backend(backend, owned=owned)  # type: ignore[arg-type]
         return window
 
     yield make

@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMainWindow
 
 from companion.errors import NotAGGUFError
+from companion.llm.priority import ForegroundView
 from companion.llm.scripted import ScriptedBackend
 from companion.memory.daylog import DayLog
 from companion.paths import Home
@@ -118,12 +119,9 @@ def test_reopening_shows_the_replaced_mark_from_the_log(qtbot, make_window) -> N
 def test_real_tiny_model_streams_a_reply(qtbot, make_window, tiny_backend, home: Home) -> None:
     settings = Settings()
     settings.model.max_reply_tokens = 24
-    window = make_window(tiny_backend, settings=settings)
-    window.controller.worker.auto_prefill = False  # keep the shared model free for the next test
-    try:
-        _send(qtbot, window, "Say hello in one short sentence.", timeout=120_000)
-    finally:
-        window.agent.backend = None  # the model is shared by the whole test run: do not close it
+    window = make_window(tiny_backend, settings=settings, owned=False)  # shared by the whole run: left open
+    window.controller.worker.auto_warm = False  # keep the shared model free for the next test
+    _send(qtbot, window, "Say hello in one short sentence.", timeout=120_000)
     last = _said(home)[-1]
     assert last.role == "assistant" and last.text and last.extra["tokens"] <= 24
     assert window.chat.messages()[-1].text() == last.text
@@ -165,10 +163,10 @@ def test_loader_error_message_reaches_the_user(qtbot, make_window) -> None:
 def test_model_loads_in_the_background_and_reports_status(qtbot, make_window) -> None:
     backend = ScriptedBackend()
     window = make_window(loader=lambda _s: backend)
-    with qtbot.waitSignal(window.backend_changed, check_params_cb=lambda b: b is backend):
+    with qtbot.waitSignal(window.backend_changed, check_params_cb=lambda b: b is not None):
         window.reload_model()
     qtbot.waitUntil(lambda: window.model_label.text().startswith("scripted"))
-    assert window.backend is backend
+    assert isinstance(window.backend, ForegroundView) and window.backend.shared.inner is backend
     qtbot.waitUntil(lambda: bool(backend.prefills))  # the prompt prefix is warmed after loading
 
 

@@ -7,9 +7,10 @@ from typing import Callable, Iterator
 
 import pytest
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QLabel, QMainWindow, QMenu
+from PySide6.QtWidgets import QLabel, QMainWindow, QMenu, QWidget
 
-from companion.llm.priority import ForegroundView
+from companion.agent.session import ChatSession
+from companion.llm.priority import BackgroundView, ForegroundView
 from companion.llm.scripted import ScriptedBackend
 from companion.memory.daylog import DayLog
 from companion.memory.longterm import LongTermStore
@@ -23,29 +24,30 @@ from companion.ui.sleep_glue import ReportDialog, SleepController
 TZ = timezone(timedelta(hours=1))
 
 
-class FakeAgent:
-    def __init__(self) -> None:
-        self.backend: object | None = None
-
-
 class FakeWindow(QMainWindow):
-    """Just the part of the main window's extension API that the sleep glue uses."""
+    """The main window's extension API (WindowAPI), on a real chat session."""
 
     backend_changed = Signal(object)
+    settings_changed = Signal()
+    busy_changed = Signal(bool)
+    closing = Signal()
 
-    def __init__(self, home: Home, settings: Settings) -> None:
+    def __init__(self, home: Home, settings: Settings, clock: Callable[[], datetime]) -> None:
         super().__init__()
         self.home = home
         self.settings = settings
         self.store = LongTermStore(home)
-        self.agent = FakeAgent()
+        self.session = ChatSession(home, settings, clock=clock, store=self.store)
         self.messages: list[str] = []
         self.status_widgets: list[QLabel] = []
         self._menus: dict[str, QMenu] = {}
 
     @property
-    def backend(self) -> object | None:
-        return self.agent.backend
+    def widget(self) -> QWidget:
+        return self
+
+    def reload_model(self) -> None:
+        raise AssertionError("the sleep glue never reloads the model")
 
     def menu(self, title: str) -> QMenu:
         return self._menus.setdefault(title, self.menuBar().addMenu(title))
@@ -57,9 +59,6 @@ class FakeWindow(QMainWindow):
         self.status_widgets.append(widget)
         self.statusBar().addPermanentWidget(widget)
 
-    def set_backend(self, backend: object | None) -> None:
-        self.agent.backend = backend
-        self.backend_changed.emit(backend)
 
 
 @pytest.fixture
@@ -78,10 +77,12 @@ def log_day(home: Home) -> Callable[..., None]:
 def make(qtbot, home: Home) -> Iterator[Callable[..., tuple[FakeWindow, SleepController]]]:  # type: ignore[no-untyped-def]
     made: list[SleepController] = []
 
-    def build(now: datetime, settings: Settings | None = None, delay: int = 0) -> tuple[FakeWindow, SleepController]:
-        window = FakeWindow(home, settings or Settings())
+    def build(
+        now: datetime, settings: Settings | None = None, delay: int = 0, quiet_s: float = 0.0
+    ) -> tuple[FakeWindow, SleepController]:
+        window = FakeWindow(home, settings or Settings(), lambda: now)
         qtbot.addWidget(window)
-        controller = SleepController(window, clock=lambda: now, catch_up_delay_ms=delay)
+        controller = SleepController(window, clock=lambda: now, catch_up_delay_ms=delay, chat_quiet_s=quiet_s)
         made.append(controller)
         return window, controller
 
@@ -127,15 +128,15 @@ def test_chat_gets_the_foreground_view_and_sleep_the_background(qtbot, make, log
     window, controller = make(datetime(2024, 5, 15, 2, 0, tzinfo=TZ), delay=10_000_000)
     probe_answer = {"ops": [{"op": "add", "section": "Profile", "text": "Allergic to peanuts", "sources": [f"{PROBE_DAY}#3"]}]}
     backend = ScriptedBackend([probe_answer], default='{"ops": []}')  # the model passes the night's check
-    window.set_backend(backend)
-    assert isinstance(window.agent.backend, ForegroundView) and controller.shared is not None
-    assert controller.shared.inner is backend
+    window.session.adopt(backend)
+    assert isinstance(window.session.agent.backend, ForegroundView)
     log_day(14, "I have a cat named Tom and she is old")
     with qtbot.waitSignal(controller.finished, timeout=20_000):
         controller.run_now()
     assert len(backend.prompts) >= 3  # the check, then the model path, through the shared model
     assert all(options.background for options in backend.options)
-    window.agent.backend.close()  # what the app does when it unloads the model
+    assert isinstance(controller._job.backend, BackgroundView)
+    window.session.close_model()  # what the app does when it unloads the model
     assert backend.closed
 
 
@@ -165,14 +166,14 @@ def test_disabled_schedule_does_nothing(qtbot, make, log_day) -> None:  # type: 
     settings.sleep.enabled = False
     _window, controller = make(datetime(2024, 5, 15, 9, 0, tzinfo=TZ), settings)
     qtbot.wait(200)
-    assert controller.scheduler is None and not controller.running
+    assert controller.schedule is None and not controller.running
 
 
 def test_installs_into_the_real_main_window(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
     backend = ScriptedBackend()
     window = make_window(extensions=("companion.ui.sleep_glue",))
     assert "companion.ui.sleep_glue" in window.installed_extensions
-    with qtbot.waitSignal(window.backend_changed, check_params_cb=lambda b: b is backend):
+    with qtbot.waitSignal(window.backend_changed, check_params_cb=lambda b: b is not None):
         window.use_backend(backend)
     assert isinstance(window.agent.backend, ForegroundView)
     texts = [a.text() for a in window.menu("&Memory").actions()]
@@ -203,13 +204,44 @@ def test_status_bar_shows_the_next_sleep_and_follows_preferences(qtbot, tmp_path
 
 
 def test_typing_in_the_composer_holds_background_work(qtbot, make_window, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    backend = ScriptedBackend()
-    window = make_window(extensions=("companion.ui.sleep_glue",))
-    with qtbot.waitSignal(window.backend_changed, check_params_cb=lambda b: b is backend):
-        window.use_backend(backend)
-    shared = window.sleep_controller.shared
+    window = make_window(ScriptedBackend(), extensions=("companion.ui.sleep_glue",))
     presses: list[int] = []
-    monkeypatch.setattr(shared, "user_active", lambda: presses.append(1))
+    monkeypatch.setattr(window.session, "user_active", lambda: presses.append(1))
     qtbot.keyClicks(window.composer.edit, "hi")
     assert len(presses) == 2  # one signal per key press
     window.sleep_controller.shutdown()
+
+
+def test_a_brand_new_home_never_catches_up_and_chat_is_never_interrupted(qtbot, make, home: Home) -> None:  # type: ignore[no-untyped-def]
+    """The first start: the greeting and today's chat are not a missed night, even past the sleep time."""
+    now = datetime(2024, 5, 15, 9, 0, tzinfo=TZ)
+    log = DayLog(home.days, lambda: now)
+    log.append("assistant", "Hi! I'm your new companion.", greeting=True)
+    log.append("user", "I'm Ana and I live in Lyon.")
+    window, controller = make(now + timedelta(minutes=5))
+    qtbot.wait(200)
+    assert not controller.running and controller._job is None
+
+
+def test_a_due_run_waits_until_chat_has_been_quiet(qtbot, make, log_day) -> None:  # type: ignore[no-untyped-def]
+    log_day(13, "I'm allergic to shellfish.")
+    window, controller = make(datetime(2024, 5, 15, 9, 0, tzinfo=TZ), delay=50, quiet_s=0.5)
+    window.busy_changed.emit(True)  # the user is chatting when the missed night comes due
+    qtbot.wait(400)
+    assert not controller.running and controller._job is None
+    window.busy_changed.emit(False)
+    with qtbot.waitSignal(controller.finished, timeout=20_000):
+        pass  # it runs once chat has been quiet for quiet_s
+
+
+def test_quitting_stops_a_run_before_the_model_closes(qtbot, make, log_day) -> None:  # type: ignore[no-untyped-def]
+    window, controller = make(datetime(2024, 5, 15, 2, 0, tzinfo=TZ), delay=10_000_000)
+    backend = ScriptedBackend(default='{"ops": []}', delay=0.05)
+    window.session.adopt(backend)
+    log_day(14, *[f"I have a cat named Tom number {n}" for n in range(30)])
+    controller.run_now()
+    qtbot.waitUntil(lambda: len(backend.prompts) >= 1, timeout=10_000)
+    window.closing.emit()
+    assert not controller.running
+    window.session.close_model()
+    assert backend.closed

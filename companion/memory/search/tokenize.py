@@ -85,11 +85,3 @@ def query_terms(text: str) -> list[str]:
 
 def is_cjk(term: str) -> bool:
     return bool(_IS_CJK.match(term))
-
-
-def estimate_tokens(text: str) -> int:
-    """A model-free token estimate: one per CJK character, about four characters per token otherwise."""
-    if not text:
-        return 0
-    cjk = len(_IS_CJK.findall(text))
-    return cjk + (len(text) - cjk + 3) // 4

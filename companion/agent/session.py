@@ -1,0 +1,139 @@
+"""The chat session: the one owner of the model, for the app and for `companion chat`."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import weakref
+from datetime import datetime
+from typing import Callable
+
+from companion.agent.turn import Agent
+from companion.llm.base import Backend, ModelInfo
+from companion.llm.priority import BackgroundView, SharedBackend
+from companion.memory.daylog import DayLog, now_local
+from companion.memory.longterm import LongTermStore
+from companion.paths import Home
+from companion.settings import ModelSettings, Settings
+
+log = logging.getLogger(__name__)
+
+Loader = Callable[[ModelSettings], Backend]
+
+
+def default_loader(home: Home) -> Loader:
+    """Load the configured model (a model server's API key is kept under this home's state/)."""
+
+    def load(settings: ModelSettings) -> Backend:
+        from companion.llm.loader import load_backend
+
+        return load_backend(settings, home=home)  # type: ignore[no-any-return]
+
+    return load
+
+
+class ChatSession:
+    """Loads, replaces and closes the one model and hands out its views.
+
+    Chat (the agent) gets the foreground view; daytime learning and the sleep job get background
+    views that yield to chat. Replacing or closing the model stops background work first. Safe to
+    call from any thread; the agent's turns run on one thread at a time."""
+
+    def __init__(
+        self,
+        home: Home,
+        settings: Settings,
+        *,
+        loader: Loader | None = None,
+        clock: Callable[[], datetime] = now_local,
+        store: LongTermStore | None = None,
+        daylog: DayLog | None = None,
+    ) -> None:
+        self.home = home
+        self.settings = settings
+        self.loader = loader or default_loader(home)
+        self._lock = threading.RLock()
+        self._shared: SharedBackend | None = None
+        self._views: weakref.WeakSet[BackgroundView] = weakref.WeakSet()
+        self.agent = Agent(home, None, settings, clock=clock, store=store, daylog=daylog, background=self.background)
+
+    # -- the model ---------------------------------------------------------------
+
+    @property
+    def info(self) -> ModelInfo | None:
+        """The loaded model's description, or None while none is loaded."""
+        shared = self._shared
+        return shared.info if shared is not None else None
+
+    @property
+    def loaded(self) -> bool:
+        return self._shared is not None
+
+    def load(self, settings: ModelSettings | None = None) -> ModelInfo:
+        """Close the current model (background work first), then load and hand out the configured one.
+        Raises CompanionError (and whatever a native loader raises) with no model loaded."""
+        self.close_model()
+        backend = self.loader(settings or self.settings.model)
+        self.adopt(backend)
+        return backend.info
+
+    def adopt(self, backend: Backend, *, owned: bool = True) -> None:
+        """Use an already loaded backend. owned=False: closing the session leaves it open (tests, demos)."""
+        with self._lock:
+            self.close_model()
+            self._shared = SharedBackend(backend, owns_inner=owned)
+            self.agent.backend = self._shared.foreground()
+
+    def background(self) -> Backend | None:
+        """A view of the model that yields to chat, for background work; None while no model is loaded.
+        Closing or replacing the model cancels it."""
+        with self._lock:
+            if self._shared is None:
+                return None
+            view = self._shared.background()
+            self._views.add(view)
+            return view
+
+    def stop_background(self) -> None:
+        """Cancel every background use of the model and wait for daytime learning to stop."""
+        for view in list(self._views):
+            view.cancel()
+        self.agent.stop_background()
+
+    def close_model(self) -> None:
+        """Stop background work, then close the model; chat sees no model until the next load."""
+        with self._lock:
+            shared, self._shared = self._shared, None
+            self.agent.backend = None
+        if shared is None:
+            return
+        self.stop_background()
+        try:
+            shared.close()  # waits for a generation in progress to stop
+        except Exception:  # a native close error must not keep the app from quitting
+            log.exception("closing the model failed")
+
+    def close(self) -> None:
+        """Close the model and the search index (the session is not used again)."""
+        self.close_model()
+        self.agent.recall.close()
+
+    # -- the steps around a turn ---------------------------------------------------
+
+    def learn(self) -> None:
+        """Daytime learning from the exchange that just ended (rules at once, the model in the background)."""
+        self.agent.learn_after_turn()
+
+    def warm(self) -> None:
+        """Evaluate the stable prompt prefix so the next reply starts fast (chat's view: under the shared lock)."""
+        self.agent.warm()
+
+    def cancel(self) -> None:
+        """Stop the reply in progress within a token (any thread)."""
+        self.agent.cancel()
+
+    def user_active(self) -> None:
+        """The user is typing: background work holds still (the reply will want the cores)."""
+        shared = self._shared
+        if shared is not None:
+            shared.user_active()
