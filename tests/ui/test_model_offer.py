@@ -151,4 +151,4 @@ def test_a_file_llama_cpp_cannot_run_is_not_switched_to(
     assert offer is not None and offer.state == model_offer.READY
     qtbot.mouseClick(offer.primary, Qt.MouseButton.LeftButton)
     assert offer.state == model_offer.READY and "cannot run" in offer.body.text()
-    assert window.settings.model.path == "" and window.backend is scripted
+    assert window.settings.model.path == "" and window.backend is not None and window.backend.info is scripted.info
