@@ -9,6 +9,7 @@ from typing import Callable
 
 from companion.llm.base import Message
 from companion.memory.records import Record
+from companion.memory import entries as E
 
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _BLANKS = re.compile(r"\n{3,}")
@@ -62,7 +63,6 @@ def build_system_prompt(
 LONG_TERM_TITLES = (("SOUL.md", "Soul"), ("USER.md", "User Profile"), ("MEMORY.md", "Long-term Memory"))
 _DROP_ORDER = ("MEMORY.md", "USER.md", "SOUL.md")  # the persona goes last
 _CITED_DAY = re.compile(r"\b(\d{4}-\d{2}-\d{2})(?:#\d+)?\b")
-_ENTRY_START = re.compile(r"^(?:[-*+]|\d+[.)])\s")
 
 
 def memory_sections(bodies: dict[str, str]) -> str:
@@ -78,7 +78,7 @@ def _entries(body: str) -> list[list[str]]:
     """A body cut into blocks: a heading alone, or an entry (bullet with its continuation lines, or paragraph)."""
     blocks: list[list[str]] = []
     for line in strip_comments(body).splitlines():
-        starts = _HEADING_ONLY.match(line) or _ENTRY_START.match(line) or not line.strip()
+        starts = _HEADING_ONLY.match(line) or E.is_entry(line) or not line.strip()
         if starts or not blocks or _HEADING_ONLY.match(blocks[-1][0]):
             blocks.append([line])
         else:

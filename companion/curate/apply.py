@@ -28,7 +28,7 @@ MAX_DROP_SHARE = 0.25
 CONFLICT_RETRIES = 3
 _SECTION_NAME = re.compile(r"^[\w &/'-]{2,32}$")
 _LETTERS = re.compile(r"[^\W\d_]")
-_UPCOMING = re.compile(r"^\s*[-*+]\s+(?:~~)?(\d{4}-\d{2}-\d{2})\b")
+_UPCOMING = re.compile(r"^(\d{4}-\d{2}-\d{2})\b")
 PERSONA_REQUEST = re.compile(
     r"\b(call yourself|your name (is|should be|will be)|i'?ll call you|be (more|less) \w+|(please )?be \w+er\b|"
     r"(talk|speak|reply|answer|write) (more |less )?\w+ly|(don't|do not|stop) (use|using|being|saying)|"
@@ -185,7 +185,7 @@ def move_past_upcoming(body: str, today: date) -> tuple[str, list[str]]:
     lines = body.splitlines()
     moved = []
     for line in lines[span[1] : span[2]]:
-        match = _UPCOMING.match(line)
+        match = _UPCOMING.match(E.entry_text(line))
         if match and E.is_entry(line):
             try:
                 when = date.fromisoformat(match.group(1))

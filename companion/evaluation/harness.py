@@ -21,7 +21,7 @@ from companion.errors import DatasetError
 from companion.llm.base import Backend
 from companion.memory.daylog import DayLog
 from companion.memory.longterm import LongTermStore
-from companion.memory.search.items import CITATION
+from companion.memory import entries as E
 from companion.memory.search.rank import Hit, RankSettings
 from companion.memory.search.tokenize import query_terms
 from companion.memory.setup import ensure_home
@@ -213,7 +213,7 @@ def _percentile(sorted_values: list[float], pct: float) -> float:
 
 
 def _cited(text: str) -> set[str]:
-    return set(CITATION.findall(text))
+    return set(E.ID.findall(text))
 
 
 def _present(hits: list[Hit], sections: str) -> set[str]:

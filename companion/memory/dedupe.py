@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from typing import Iterable
 
-_SPACE = re.compile(r"\s+")
-_CITATION = re.compile(r"\s*(\(\d{4}-\d{2}-\d{2}#\d+\)|<!--.*?-->)\s*")
-_BULLET = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+")
+from companion.memory.entries import normalize
+
+__all__ = ["find_duplicate", "is_duplicate", "normalize"]
 
 SUBSTRING_RATIO = 0.6
-
-
-def normalize(text: str) -> str:
-    """Lowercase, drop bullets and source citations, collapse whitespace."""
-    text = _BULLET.sub("", text)
-    text = _CITATION.sub(" ", text)
-    return _SPACE.sub(" ", text).strip().casefold()
 
 
 def is_duplicate(candidate: str, existing: str) -> bool:

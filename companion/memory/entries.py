@@ -6,19 +6,24 @@ import re
 from datetime import date
 
 from companion.memory import sections
-from companion.memory.dedupe import is_duplicate
 
-_BULLET = re.compile(r"^\s*[-*+]\s+")
-_CITE = re.compile(r"\s*\((?:\d{4}-\d{2}-\d{2}#\d+(?:,\s*)?)+\)|\s*<!--.*?-->")
-_SUPERSEDED = re.compile(r"^\s*[-*+]\s+~~.*~~.*\bsuperseded\b", re.I)
-_MARK = re.compile(r"\s+[—-]+\s+superseded \d{4}-\d{2}-\d{2}.*$", re.I)
+# The grammar. An entry is a list item: "-", "*", "+" or a number ("1." / "1)") and a space.
+BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+# A record id "2026-11-29#17"; CITED: one in parentheses, with its day and number as groups.
 ID = re.compile(r"\d{4}-\d{2}-\d{2}#\d+")
+CITED = re.compile(r"\((\d{4}-\d{2}-\d{2})#(\d+)\)")
+# Citations at the end of an entry: "(2026-11-29#17)", "(2026-11-29#17, 2026-11-30#2)" or "<!-- src: ... -->".
+_CITE = re.compile(r"\s*\((?:\d{4}-\d{2}-\d{2}#\d+(?:,\s*)?)+\)|\s*<!--.*?-->")
+# Superseded: "- ~~Lives in Paris~~ (2026-11-01#3) — superseded 2026-11-29".
+_SUPERSEDED = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+~~.*~~.*\bsuperseded\b", re.I)
+_MARK = re.compile(r"\s+[—-]+\s+superseded \d{4}-\d{2}-\d{2}.*$", re.I)
+_SPACE = re.compile(r"\s+")
 _NAME = re.compile(r"^(?:Name|名字)\s*[:：]\s*(?P<v>.+)$")
 NAME_SLOT = "Name:|名字："  # an update of either form replaces the other
 
 
 def is_entry(line: str) -> bool:
-    return _BULLET.match(line) is not None
+    return BULLET.match(line) is not None
 
 
 def is_superseded(line: str) -> bool:
@@ -27,7 +32,7 @@ def is_superseded(line: str) -> bool:
 
 def entry_text(line: str) -> str:
     """'- Lives in Paris (2026-11-01#3)' -> 'Lives in Paris'."""
-    text = _BULLET.sub("", line.rstrip("\n"))
+    text = BULLET.sub("", line.rstrip("\n"), count=1)
     text = _MARK.sub("", text)
     text = _CITE.sub("", text).strip()
     if text.startswith("~~") and text.endswith("~~"):
@@ -68,7 +73,14 @@ def supersede_line(line: str, on: date) -> str:
     return f"{marked} {cites} — superseded {on.isoformat()}".replace("  ", " ")
 
 
+def normalize(text: str) -> str:
+    """An entry's words for comparison: no bullet, citation or mark, single spaces, case folded."""
+    return _SPACE.sub(" ", entry_text(text)).strip().casefold()
+
+
 def find_duplicate_entry(text: str, body: str) -> str | None:
+    from companion.memory.dedupe import is_duplicate  # the duplicate rule reads this grammar
+
     for line in active_entries(body):
         if is_duplicate(text, entry_text(line)):
             return line
@@ -77,6 +89,8 @@ def find_duplicate_entry(text: str, body: str) -> str | None:
 
 def find_entries(body: str, old: str) -> list[str]:
     """Active entries that `old` names: same text, or starting with it (a slot like 'Lives in')."""
+    from companion.memory.dedupe import is_duplicate
+
     wanted = entry_text(old).casefold()
     if not wanted:
         return []

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from companion.errors import PortabilityError
+from companion.memory import entries as E
 
 SKILL_NAME = "companion-memory"
 MAX_NAME = 64
@@ -14,7 +15,6 @@ MAX_DESCRIPTION = 1024
 MAX_BODY_LINES = 500
 DIGEST_LEVELS = ("day", "week", "month", "year")
 _NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-_ENTRY = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+\S")
 
 
 @dataclass
@@ -39,7 +39,7 @@ class MemorySummary:
 
 def count_entries(body: str) -> int:
     """List items in a Markdown body: the unit of long-term memory."""
-    return sum(1 for line in body.splitlines() if _ENTRY.match(line))
+    return sum(1 for line in body.splitlines() if E.is_entry(line) and E.entry_text(line))
 
 
 def check_name(name: str) -> str:

@@ -22,6 +22,7 @@ from companion.paths import Home
 from companion.curate import extract as rules
 from companion.curate.dates import absolutize, has_relative_date
 from companion.sleep.distill import ModelStats, conversational, generate_json, render_record
+from companion.memory import entries as E
 
 log = logging.getLogger(__name__)
 
@@ -197,7 +198,7 @@ def model_day_lines(backend: Backend, day: date, records: list[Record], stats: M
             return None
         text = absolutize(" ".join(str(event.get("text", "")).split()), day)
         sources = [s for s in event.get("sources") or [] if s in by_id]
-        letters = re.findall(r"[^\W\d_]", re.sub(r"\d{4}-\d{2}-\d{2}#\d+", "", text))
+        letters = re.findall(r"[^\W\d_]", E.ID.sub("", text))
         if (not sources or len(text) < 5 or len(letters) < 3 or flagged(text)
                 or has_relative_date(text) or text.casefold() in seen or not _TIME.match(str(event.get("time", "")))):
             return None  # one bad line means the summary is not trustworthy

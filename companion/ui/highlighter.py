@@ -7,12 +7,12 @@ import re
 from PySide6.QtGui import QColor, QFont, QPalette, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 from PySide6.QtWidgets import QApplication
 
+from companion.memory import entries as E
+
 _IN_FRONT = 1
 _AFTER_FRONT = 2
 _HEADING = re.compile(r"^#{1,6}\s.*$")
-_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
 COMMENT = re.compile(r"<!--.*?-->")
-CITATION = re.compile(r"\((\d{4}-\d{2}-\d{2}#\d+)\)")
 
 
 def _format(color: QColor, bold: bool = False, italic: bool = False) -> QTextCharFormat:
@@ -50,12 +50,12 @@ class MarkdownHighlighter(QSyntaxHighlighter):
         self.setCurrentBlockState(_AFTER_FRONT)
         if _HEADING.match(text):
             self.setFormat(0, len(text), self.heading)
-        bullet = _BULLET.match(text)
+        bullet = E.BULLET.match(text)
         if bullet:
             self.setFormat(0, bullet.end(), self.bullet)
         comments = [(m.start(), m.end()) for m in COMMENT.finditer(text)]
         for start, end in comments:
             self.setFormat(start, end - start, self.comment)
-        for match in CITATION.finditer(text):
+        for match in E.CITED.finditer(text):
             if not any(s <= match.start() < e for s, e in comments):
                 self.setFormat(match.start(), match.end() - match.start(), self.cite)

@@ -10,7 +10,8 @@ from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from companion.memory.section_names import file_language, hint
 from companion.memory.sections import empty_sections, headings
-from companion.ui.highlighter import CITATION, COMMENT, MarkdownHighlighter
+from companion.memory import entries as E
+from companion.ui.highlighter import COMMENT, MarkdownHighlighter
 
 HINT_GAP = 18  # pixels between a heading and its hint
 
@@ -19,9 +20,9 @@ def citation_at(text: str, column: int) -> str | None:
     """The record id of the citation `(2026-11-29#17)` under `column` of a line, if any."""
     if any(c.start() <= column <= c.end() for c in COMMENT.finditer(text)):
         return None  # an example in a comment is not a link
-    for match in CITATION.finditer(text):
+    for match in E.CITED.finditer(text):
         if match.start() <= column <= match.end():
-            return match.group(1)
+            return f"{match.group(1)}#{match.group(2)}"
     return None
 
 
@@ -103,7 +104,6 @@ class MarkdownEdit(QPlainTextEdit):
             self.citation_clicked.emit(record)
 
 
-_PREVIEW_CITE = re.compile(r"\((\d{4}-\d{2}-\d{2})#(\d+)\)")
 
 
 def preview_markdown(body: str) -> str:
@@ -115,4 +115,4 @@ def preview_markdown(body: str) -> str:
         if text:
             lines.insert(head.line + 1, f"\n*{text}*\n")
     linked = "\n".join(lines)
-    return _PREVIEW_CITE.sub(lambda m: f"([{m.group(1)}#{m.group(2)}](record:{m.group(1)}#{m.group(2)}))", linked)
+    return E.CITED.sub(lambda m: f"([{m.group(1)}#{m.group(2)}](record:{m.group(1)}#{m.group(2)}))", linked)

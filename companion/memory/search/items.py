@@ -7,17 +7,15 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import PurePosixPath
 
+from companion.memory import entries as E
 from companion.memory.records import Record
 from companion.memory.sections import headings
 
 KINDS = ("turn", "entry", "digest")
 INDEXED_ROLES = ("user", "assistant")
-CITATION = re.compile(r"\b(\d{4}-\d{2}-\d{2}#\d+)\b")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
 _WEEK = re.compile(r"^(\d{4})-W(\d{2})$")
-_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-_SUPERSEDED = re.compile(r"~~|\(superseded|\bsuperseded\b", re.I)
 
 
 @dataclass
@@ -90,14 +88,14 @@ def markdown_items(body: str, source: str, kind: str, first_line: int = 1) -> li
     def flush() -> None:
         text = _COMMENT.sub("", "\n".join(chunk)).strip()
         chunk.clear()
-        if not text or _SUPERSEDED.search(text):
+        if not text or E.is_superseded(text.splitlines()[0]):
             return
-        cites = CITATION.findall(text)
+        cites = E.ID.findall(text)
         dated = _DATE.search(text)
         day = file_day or (cites[0].split("#")[0] if cites else (dated.group(1) if dated else None))
         items.append(
             Item(kind=kind, source=source, locator=str(start + first_line), day=day if kind == "digest" else day,
-                 text=_BULLET.sub("", text, count=1), context=section, cites=cites)
+                 text=E.BULLET.sub("", text, count=1), context=section, cites=cites)
         )
 
     for index, line in enumerate(lines):
@@ -106,7 +104,7 @@ def markdown_items(body: str, source: str, kind: str, first_line: int = 1) -> li
             section = titles[index]
             continue
         stripped = line.strip()
-        if not stripped or _BULLET.match(line) and not line.startswith((" ", "\t")):
+        if not stripped or E.is_entry(line) and not line.startswith((" ", "\t")):
             flush()
             start = index
             if stripped:
