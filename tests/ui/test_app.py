@@ -69,3 +69,20 @@ def test_sigterm_closes_the_app_cleanly(tmp_path):
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err.decode(errors="replace")
+
+
+def test_the_qt_binding_does_not_lose_references_to_none(qapp) -> None:
+    """PySide6 6.12.0 dropped a reference to None on every call returning void; on Python 3.11 the
+    app then aborts ("deallocating None") in the middle of a long reply."""
+    import gc
+    import sys
+
+    from PySide6.QtWidgets import QLabel
+
+    label = QLabel()
+    gc.collect()
+    before = sys.getrefcount(None)
+    for _ in range(3000):
+        label.setEnabled(not label.isEnabled())
+    gc.collect()
+    assert sys.getrefcount(None) > before - 500
