@@ -175,6 +175,8 @@ class ChatView(QScrollArea):
                 self._by_id[str(replaces)].mark_replaced()
         if cancelled:
             widget.set_note(QCoreApplication.translate("MessageWidget", "stopped"))
+        elif record is not None and record.private:
+            widget.set_note(QCoreApplication.translate("MessageWidget", "private: not remembered"))
 
     def drop_reply(self) -> None:
         """Remove an empty streaming card (the turn failed before any text)."""

@@ -129,6 +129,8 @@ class MessageWidget(QFrame):
             widget.set_recalled([{"where": str(w)} for w in recalled])
         if record.extra.get("cancelled"):
             widget.set_note(QCoreApplication.translate("MessageWidget", "stopped"))
+        elif record.private:
+            widget.set_note(QCoreApplication.translate("MessageWidget", "private: not remembered"))
         return widget
 
     def text(self) -> str:

@@ -171,10 +171,12 @@ class ExportDialog(_TransferDialog):
         self.as_zip = QCheckBox(self.tr("Save as a .zip file"))
         self.without_logs = QCheckBox(self.tr("Leave out the day logs (raw conversation)"))
         self.redact = QCheckBox(self.tr("Mask personal data: emails, phone numbers, card and IBAN numbers, secrets"))
+        self.include_private = QCheckBox(self.tr("Include what was said while memory was paused (\"Don't remember this\")"))
+        self.without_logs.toggled.connect(lambda off: self.include_private.setEnabled(not off))
         self.form.addWidget(intro)
         self.form.addWidget(QLabel(self.tr("Export into folder:")))
         self.form.addLayout(_browse_row(self.destination, browse))
-        for box in (self.as_zip, self.without_logs, self.redact):
+        for box in (self.as_zip, self.without_logs, self.include_private, self.redact):
             self.form.addWidget(box)
 
     def _browse(self) -> None:
@@ -187,6 +189,7 @@ class ExportDialog(_TransferDialog):
             as_zip=self.as_zip.isChecked(),
             include_logs=not self.without_logs.isChecked(),
             redact=self.redact.isChecked(),
+            include_private=self.include_private.isChecked(),
         )
 
     def job(self) -> Job | None:
@@ -202,6 +205,8 @@ class ExportDialog(_TransferDialog):
         text = self.tr("Exported to {path}: {files} files").format(path=result.path, files=result.files)
         if summary.logs_included:
             text += self.tr(", {days} days of conversation").format(days=len(summary.days))
+        if result.private_left_out:
+            text += self.tr(", {count} private records left out").format(count=result.private_left_out)
         if self.redact.isChecked():
             text += self.tr(", {count} values masked").format(count=result.redactions.total)
         return text + "."

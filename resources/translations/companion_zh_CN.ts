@@ -157,6 +157,14 @@
       <source>, {count} values masked</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Include what was said while memory was paused ("Don't remember this")</source>
+      <translation>包括记忆暂停期间（“不要记住这些”）说的话</translation>
+    </message>
+    <message>
+      <source>, {count} private records left out</source>
+      <translation>，{count} 条私密记录未导出</translation>
+    </message>
   </context>
   <context>
     <name>HistoryDialog</name>
@@ -666,6 +674,10 @@ You can still read the conversation and edit your memory. Choose another model f
       <translation>
         <numerusform>回想起 %n 条记忆</numerusform>
       </translation>
+    </message>
+    <message>
+      <source>private: not remembered</source>
+      <translation>私密：不会被记住</translation>
     </message>
   </context>
   <context>

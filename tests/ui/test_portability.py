@@ -9,6 +9,7 @@ from typing import Callable
 
 from skills_ref import validate
 
+from companion.memory.daylog import DayLog
 from companion.memory.longterm import LongTermStore
 from companion.memory.setup import ensure_home
 from companion.paths import Home
@@ -105,3 +106,19 @@ def test_import_dialog_for_older_formats_only_merges(qtbot, home: Home, tmp_path
     assert "- Name: Pip" in LongTermStore(home).read("SOUL.md").body
     dialog.source.setText(str(tmp_path / "missing"))
     assert "does not exist" in dialog.found.text()
+
+
+def test_export_dialog_leaves_private_turns_out_unless_asked(qtbot, home: Home, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    fill(home)
+    DayLog(home.days).append("user", "a private thought", private=True)
+    for name, include in (("plain", False), ("all", True)):
+        dialog = ExportDialog(home)
+        qtbot.addWidget(dialog)
+        dialog.destination.setText(str(tmp_path / name))
+        dialog.include_private.setChecked(include)
+        with qtbot.waitSignal(dialog.finished_job, timeout=10_000) as blocker:
+            dialog.start_button.click()
+        qtbot.waitUntil(lambda: not dialog.running())
+        logs = "".join(p.read_text(encoding="utf-8") for p in (blocker.args[0].path / "days").rglob("*.jsonl"))
+        assert ("a private thought" in logs) is include
+        assert ("1 private records left out" in dialog.status.text()) is not include

@@ -30,3 +30,5 @@ def test_toggle_pauses_memory_and_reports_the_private_turns(qtbot, window, home,
         "I love sushi, keep it between us", "remember that I play the cello"]
     assert "cello" not in window.store.read_raw("MEMORY.md") and "sushi" not in window.store.read_raw("USER.md")
     assert any(a is toggle.action for a in window.menu("&Memory").actions())
+    marked = [w for w in window.chat.messages() if w.note.text() == "private: not remembered"]
+    assert len(marked) == 4  # both messages and both replies show they stay private
