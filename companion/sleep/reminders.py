@@ -21,7 +21,7 @@ _TIMED = re.compile(r"^\s*[-*+]\s+(?P<day>\d{4}-\d{2}-\d{2})[ T](?P<h>\d{1,2}):(
 
 @dataclass(frozen=True)
 class Reminder:
-    when: datetime
+    when: datetime  # local wall-clock time, naive: 08:00 stays 08:00 across a change to summer time
     text: str  # the entry without its date, time and citation
 
     @property
@@ -32,7 +32,7 @@ class Reminder:
         return f"{self.when:%Y-%m-%d %H:%M} {self.text}"
 
 
-def timed_reminders(memory_body: str, tz: object = None) -> list[Reminder]:
+def timed_reminders(memory_body: str) -> list[Reminder]:
     """Entries under Upcoming that carry a date and a time, soonest first (superseded ones skipped)."""
     span = sections.find_section(memory_body, "## Upcoming")
     if span is None:
@@ -47,7 +47,7 @@ def timed_reminders(memory_body: str, tz: object = None) -> list[Reminder]:
         except ValueError:
             continue
         text = E.entry_text("- " + match.group("what")).strip()
-        found.append(Reminder(when.replace(tzinfo=tz) if tz is not None else when, text))  # type: ignore[arg-type]
+        found.append(Reminder(when, text))
     return sorted(found, key=lambda r: r.when)
 
 
@@ -73,11 +73,16 @@ class ReminderState:
         atomic_write(self.path, json.dumps({"schema_version": STATE_VERSION, "shown": sorted(self.shown)}, ensure_ascii=False))
 
 
+def wall_clock(now: datetime) -> datetime:
+    """`now` as naive local wall-clock time (the clock gives local time, with or without its offset)."""
+    return now.replace(tzinfo=None)
+
+
 def due(reminders: list[Reminder], state: ReminderState, now: datetime) -> list[Reminder]:
     """Reminders whose time has come (or passed while the app was closed) and that were not shown yet."""
-    return [r for r in reminders if r.when <= now and r.key not in state.shown]
+    return [r for r in reminders if r.when <= wall_clock(now) and r.key not in state.shown]
 
 
 def next_time(reminders: list[Reminder], state: ReminderState, now: datetime) -> datetime | None:
-    """When the next reminder is due, or None."""
-    return next((r.when for r in reminders if r.when > now and r.key not in state.shown), None)
+    """When the next reminder is due (naive local time), or None."""
+    return next((r.when for r in reminders if r.when > wall_clock(now) and r.key not in state.shown), None)

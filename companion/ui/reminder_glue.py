@@ -12,7 +12,7 @@ from PySide6.QtCore import QDateTime, QLocale, QObject, Qt, QTimer, Signal, Slot
 
 from companion.errors import CompanionError
 from companion.memory.daylog import now_local
-from companion.sleep.reminders import Reminder, ReminderState, due, next_time, timed_reminders
+from companion.sleep.reminders import Reminder, ReminderState, due, next_time, timed_reminders, wall_clock
 
 log = logging.getLogger(__name__)
 MISSED_AFTER_S = 120  # shown this late, a reminder says it was missed
@@ -57,7 +57,7 @@ class ReminderController(QObject):
         except CompanionError as exc:
             log.warning("reminders: MEMORY.md unreadable: %s", exc)
             return []
-        return timed_reminders(body, self.clock().tzinfo)
+        return timed_reminders(body)
 
     @Slot()
     def check(self) -> list[Reminder]:
@@ -71,7 +71,7 @@ class ReminderController(QObject):
             except CompanionError as exc:  # shown again next start rather than not at all
                 log.warning("reminders: state not saved: %s", exc)
         for reminder in shown:
-            self.show(reminder, missed=(now - reminder.when).total_seconds() > MISSED_AFTER_S)
+            self.show(reminder, missed=(wall_clock(now) - reminder.when).total_seconds() > MISSED_AFTER_S)
         self._schedule(next_time(current, self.state, now))
         return shown
 
@@ -79,13 +79,15 @@ class ReminderController(QObject):
         if self.scheduler.get_job("reminder") is not None:
             self.scheduler.remove_job("reminder")
         if when is not None:
-            # No grace limit: a reminder due while the machine slept still fires when it wakes.
+            # No grace limit: a reminder due while the machine slept still fires when it wakes. A naive
+            # time is the scheduler's local zone, so summer time is applied for that day, not today's.
             self.scheduler.add_job(self.due_signal.emit, DateTrigger(run_date=when), id="reminder",
                                    misfire_grace_time=None, coalesce=True)
 
     def next_run_time(self) -> datetime | None:
+        """When the scheduled reminder runs, as naive local time."""
         job = self.scheduler.get_job("reminder")
-        return job.next_run_time if job is not None else None
+        return job.next_run_time.replace(tzinfo=None) if job is not None and job.next_run_time else None
 
     def show(self, reminder: Reminder, missed: bool) -> None:
         stamp = QLocale().toString(QDateTime(reminder.when.date(), reminder.when.time()), "ddd HH:mm")
