@@ -101,6 +101,10 @@ def validate(op: Op, body: str, ctx: Context) -> tuple[Op | None, str]:
         if decision.code == Code.SECRET:
             ctx.refused_sensitive += 1
         return None, decision.reason
+    if op.origin == "model":  # the rules read the statement itself; a model's paraphrase is checked against it
+        why = listen.doubt(decision.text, own_words(listen.own_part(grounds)))
+        if why:
+            return None, why
     relearned = _corrected_since(decision.text, body, sources)
     if relearned:
         return None, f"learned from this message before and since corrected: {E.entry_text(relearned)}"

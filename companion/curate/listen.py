@@ -109,3 +109,44 @@ def direct_request(text: str) -> bool:
     if paste_start(text) is not None:
         return False
     return len([s for s in _SENTENCE_END.split(text) if s.strip()]) <= 4
+
+
+_WORDS = re.compile(r"[^\W\d_]{3,}|[\u4e00-\u9fff]")
+_SPLIT = re.compile(r"(?<=[.!?。！？;；])\s*|\n+")
+_OTHER = re.compile(
+    r"^(?:(?i:my|our) (?!(?:own|self|name|job|home|favou?rite|life|day|birthday)\b)(?P<rel>best friend|[a-z]+)\b(?: (?P<name>[A-Z][\w'-]+))?(?! and (?:I|me)\b)"
+    r"|(?P<pron>(?i:he|she|they|his|her|their))\b|(?P<cap>(?!I\b)[A-Z][a-z]+) (?:is|was|has|likes|loves|lives|works|told)\b)",
+)
+_ZH_OTHER = re.compile(r"^我(?:的)?(?P<rel>妻子|老婆|丈夫|老公|女儿|儿子|姐姐|妹妹|哥哥|弟弟|妈妈|母亲|爸爸|父亲|男朋友|女朋友|老板|朋友|同事|邻居|室友|同学)|^(?:他|她|他们)")
+
+
+def grounding_sentence(fact: str, text: str) -> str:
+    """The sentence of `text` that shares the most words with `fact` (where a model's fact came from)."""
+    wanted = {w.casefold() for w in _WORDS.findall(fact)}
+    best, score = "", -1
+    for sentence in _SPLIT.split(text):
+        found = len(wanted & {w.casefold() for w in _WORDS.findall(sentence)})
+        if found > score:
+            best, score = sentence, found
+    return best
+
+
+def doubt(fact: str, text: str) -> str | None:
+    """Why the sentence a fact comes from does not state it about the user, or None."""
+    sentence = grounding_sentence(fact, text).strip()
+    if hedged(sentence):
+        return "the user was not sure"
+    if sarcastic(sentence) or sarcastic(text):
+        return "the user was being sarcastic"
+    if hypothetical(sentence):
+        return "the user was imagining or wishing, not stating a fact"
+    if past_habit(sentence) and not past_habit(fact):
+        return "the user spoke of the past"
+    if sentence.endswith(("?", "？")):
+        return "the user asked, not stated"
+    other = _OTHER.match(sentence) or _ZH_OTHER.match(sentence)
+    if other:
+        names = [g for g in other.groups() if g]
+        if not any(w.casefold() in fact.casefold() for n in names for w in n.split()):
+            return f"it is about {' '.join(names)}, not the user"
+    return None

@@ -215,3 +215,21 @@ def test_passed_upcoming_entries_move_to_the_chinese_timeline() -> None:
     assert moved == ["- 2024-05-10: 看牙医 (2024-05-01#1)"]
     assert moved_body.split("## 即将到来")[0].strip().endswith("看牙医 (2024-05-01#1)")
     assert "Timeline" not in moved_body
+
+
+@pytest.mark.parametrize(("said", "fact", "why"), [
+    ("I think I might like opera, not sure yet", "Likes opera", "not sure"),
+    ("Oh sure, I love waiting in traffic for two hours", "Likes waiting in traffic", "sarcastic"),
+    ("If I had a garden I would keep chickens", "Keeps chickens", "imagining"),
+    ("I used to play the violin, I gave it up at twenty", "Plays the violin", "past"),
+    ("My neighbour Karin is a vegetarian", "Is a vegetarian", "about neighbour Karin"),
+    ("我妹妹喜欢猫", "喜欢猫", "about 妹妹"),
+])
+def test_a_models_paraphrase_is_checked_against_the_statement(store: LongTermStore, said: str, fact: str, why: str) -> None:
+    outcome = apply_file(store, "USER.md", [_add(fact, "USER.md", "Preferences")], _ctx(said))[0]
+    assert outcome.status == "refused" and why in outcome.reason
+
+
+def test_a_model_may_keep_another_persons_fact_as_theirs(store: LongTermStore) -> None:
+    outcome = apply_file(store, "MEMORY.md", [_add("Neighbour Karin is a vegetarian")], _ctx("My neighbour Karin is a vegetarian"))[0]
+    assert outcome.status == "added"
