@@ -40,6 +40,7 @@ class WindowAPI(Protocol):
     settings_changed: SignalInstance  # settings.toml was saved from Preferences
     busy_changed: SignalInstance  # a reply started (True) or ended (False)
     closing: SignalInstance  # the window is closing: stop background work now, before the model closes
+    model_failed: SignalInstance  # loading the configured model failed (str: the reason)
 
     @property
     def widget(self) -> QWidget:
@@ -53,6 +54,10 @@ class WindowAPI(Protocol):
     def add_status_widget(self, widget: QWidget) -> None: ...
 
     def reload_model(self) -> None: ...
+
+    def add_banner(self, widget: QWidget) -> None: ...
+
+    def add_notice(self, text: str, kind: str = "event") -> None: ...
 
 
 def install_extensions(window: WindowAPI, modules: tuple[str, ...] | None = None) -> list[str]:

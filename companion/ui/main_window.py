@@ -49,6 +49,7 @@ class MainWindow(QMainWindow):
     settings_changed = Signal()  # settings.toml was saved from the Preferences dialog
     busy_changed = Signal(bool)  # a reply started / ended
     closing = Signal()  # before the model closes at quit: feature modules stop their background work
+    model_failed = Signal(str)  # loading the configured model failed (the reason)
 
     def __init__(
         self,
@@ -363,6 +364,7 @@ class MainWindow(QMainWindow):
                        "then reload.").replace("%1", message)
         self.chat.add_notice(text, "error")
         self.show_message(self.tr("Model not loaded."), 10000)
+        self.model_failed.emit(message)
 
     # -- menus -------------------------------------------------------------------
 

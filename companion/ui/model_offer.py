@@ -4,13 +4,11 @@ in the background, and switch to it with one click."""
 from __future__ import annotations
 
 import html
-import logging
-import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Callable
 
-from PySide6.QtCore import QCoreApplication, QLocale, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QLocale, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -23,15 +21,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from companion.errors import CompanionError, DownloadCancelled
+from companion.errors import CompanionError
 from companion.llm import hardware
+from companion.llm.base import Backend
 from companion.llm.catalog import CuratedModel, recommend
 from companion.llm.download import Downloader
 from companion.llm.hardware import Capabilities
 from companion.llm.library import ModelLibrary
 from companion.settings import save_settings
+from companion.ui.extensions import WindowAPI
+from companion.ui.jobs import BackgroundJob
 
-log = logging.getLogger(__name__)
 OFFER, DOWNLOADING, STOPPED, READY, SWITCHING, DONE = "offer", "downloading", "stopped", "ready", "switching", "done"
 _GB = 10**9
 
@@ -41,13 +41,13 @@ def good_for(model: CuratedModel) -> str:
     return QCoreApplication.translate("Catalog", model.good_for)
 
 
-def should_offer(window: Any) -> bool:
+def should_offer(window: WindowAPI) -> bool:
     """Only while the built-in model is in use and the user has not said no."""
     model = window.settings.model
     return model.backend == "llama" and not model.path and not model.offer_declined
 
 
-def install(window: Any, caps: Capabilities | None = None, chinese: bool | None = None) -> "ModelOffer | None":
+def install(window: WindowAPI, caps: Capabilities | None = None, chinese: bool | None = None) -> "ModelOffer | None":
     """Show the offer above the conversation when it applies; returns it (tests drive it)."""
     if not should_offer(window):
         return None
@@ -58,16 +58,7 @@ def install(window: Any, caps: Capabilities | None = None, chinese: bool | None 
         return None
     offer = ModelOffer(window, model)
     window.add_banner(offer)
-    window.model_offer = offer
     return offer
-
-
-class _Bridge(QObject):
-    """Carries the download thread's news to the GUI thread (it has no parent, so it outlives the banner)."""
-
-    progress = Signal(object, object)  # done, total bytes (Python ints)
-    finished = Signal(object)  # the file
-    failed = Signal(str, bool)  # message, stopped by the user
 
 
 class ModelOffer(QFrame):
@@ -75,28 +66,21 @@ class ModelOffer(QFrame):
 
     state_changed = Signal(str)
 
-    def __init__(self, window: Any, model: CuratedModel, parent: QWidget | None = None) -> None:
+    def __init__(self, window: WindowAPI, model: CuratedModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.window_ = window
         self.model = model
         self.state = ""
         self.path: Path | None = None
         self.downloader = Downloader(window.home.models)
-        self._thread: threading.Thread | None = None
-        self._bridge = _Bridge()
-        self._bridge.progress.connect(self._progress)
-        self._bridge.finished.connect(self._downloaded)
-        self._bridge.failed.connect(self._failed)
+        self.job: BackgroundJob | None = None
         self._started = 0.0
         self._resumed_from = 0
-        self.switch_started: float | None = None  # when "Use this model" was clicked (bench reads it)
         self.setObjectName("modelOffer")
         self._build()
         window.backend_changed.connect(self._backend_changed)
-        worker = getattr(getattr(window, "controller", None), "worker", None)
-        if worker is not None:
-            worker.load_failed.connect(self._load_failed)
-        window.destroyed.connect(lambda *_: self.stop())
+        window.model_failed.connect(self._load_failed)
+        window.closing.connect(self.stop)
         existing = window.home.models / model.filename
         if existing.is_file():
             self.path = existing
@@ -208,8 +192,8 @@ class ModelOffer(QFrame):
     def _primary_clicked(self) -> None:
         if self.state in (OFFER, STOPPED):
             self.start_download()
-        elif self.state == DOWNLOADING:
-            self.downloader.cancel()
+        elif self.state == DOWNLOADING and self.job is not None:
+            self.job.cancel()
         elif self.state == READY:
             self.use_model()
 
@@ -221,7 +205,7 @@ class ModelOffer(QFrame):
 
     def decline(self) -> None:
         """No thanks: stop any download and never offer again (Settings > Model still lists the models)."""
-        self.downloader.cancel()
+        self.stop()
         settings = self.window_.settings
         settings.model.offer_declined = self.model.key
         try:
@@ -232,35 +216,35 @@ class ModelOffer(QFrame):
         self.window_.show_message(self.tr("Understood. Settings > Model has other models whenever you want one."), 8000)
 
     def start_download(self) -> None:
-        if self._thread is not None and self._thread.is_alive():
+        if self.job is not None:
             return
         partial = self.downloader.partial_path(self.model.filename)
         self._resumed_from = partial.stat().st_size if partial.exists() else 0
         self._started = time.monotonic()
         self._set_state(DOWNLOADING)
-        bridge, downloader, model = self._bridge, self.downloader, self.model
+        downloader, model = self.downloader, self.model
 
-        def work() -> None:
-            try:
-                path = downloader.download(model.repo_id, model.filename, progress=bridge.progress.emit)
-            except DownloadCancelled as exc:
-                bridge.failed.emit(str(exc), True)
-            except CompanionError as exc:
-                bridge.failed.emit(str(exc), False)
-            except Exception as exc:  # shown, not lost in a dead thread
-                log.exception("model download failed")
-                bridge.failed.emit(f"Unexpected error: {exc}", False)
-            else:
-                bridge.finished.emit(path)
+        def work(report: Callable[..., None], _cancelled: Callable[[], bool]) -> Path:
+            return downloader.download(model.repo_id, model.filename, progress=report)
 
-        self._thread = threading.Thread(target=work, name="model-offer-download", daemon=True)
-        self._thread.start()
+        self.job = BackgroundJob(work, self, name="model-download", on_cancel=downloader.cancel)
+        self.job.progressed.connect(lambda args: self._progress(*args))
+        self.job.succeeded.connect(self._downloaded)
+        self.job.failed.connect(self._failed)
+        self.job.finished.connect(self._job_done)
+        self.job.start()
 
-    def stop(self, timeout: float = 10.0) -> None:
+    def stop(self) -> None:
         """Stop a download (the part is kept for a resume) and wait for its thread."""
-        self.downloader.cancel()
-        if self._thread is not None:
-            self._thread.join(timeout)
+        if self.job is not None:
+            self.job.stop()
+            self._job_done()
+
+    def _job_done(self) -> None:
+        if self.job is not None:
+            self.job.wait()
+            self.job.deleteLater()
+            self.job = None
 
     def use_model(self) -> None:
         """Make the downloaded file the active model, save settings and load it (the chat keeps going)."""
@@ -275,7 +259,6 @@ class ModelOffer(QFrame):
         except CompanionError as exc:
             self._set_state(READY, str(exc))
             return
-        self.switch_started = time.monotonic()
         self._set_state(SWITCHING)
         window.reload_model()
 
@@ -299,19 +282,19 @@ class ModelOffer(QFrame):
         self.path = path
         self._set_state(READY)
 
-    def _failed(self, message: str, stopped: bool) -> None:
+    def _failed(self, message: str) -> None:
         if self.isHidden():  # declined meanwhile
             return
+        stopped = self.job is not None and self.job.cancelled
         self._set_state(STOPPED, "" if stopped else message)
 
-    def _backend_changed(self, backend: Any) -> None:
+    def _backend_changed(self, backend: Backend | None) -> None:
         if self.state != SWITCHING or backend is None or self.path is None:
             return
         if Path(backend.info.path) != self.path:
             return
         self._set_state(DONE)
-        self.window_.chat.add_notice(
-            self.tr("Switched to %1. Replies come from it from now on.").replace("%1", self.model.label))
+        self.window_.add_notice(self.tr("Switched to %1. Replies come from it from now on.").replace("%1", self.model.label))
 
     def _load_failed(self, message: str) -> None:
         if self.state != SWITCHING:
@@ -321,7 +304,7 @@ class ModelOffer(QFrame):
         try:
             save_settings(window.home.settings_file, window.settings)
         except CompanionError as exc:
-            log.warning("could not restore the built-in model in settings: %s", exc)
+            window.show_message(str(exc), 10000)
         self._set_state(READY, self.tr("%1 could not be loaded (%2). The built-in model stays in use.")
                         .replace("%1", self.model.label).replace("%2", message))
         window.reload_model()
