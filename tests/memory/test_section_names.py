@@ -81,3 +81,17 @@ def test_english_templates_are_unchanged_and_the_default_for_other_languages(tmp
     ensure_home(home, "fr_FR")
     assert (home.memory / "MEMORY.md").read_text(encoding="utf-8") == template_text("MEMORY.md")
     assert "## Upcoming" in template_text("MEMORY.md")
+
+
+def test_writers_that_name_english_sections_land_under_the_chinese_ones(tmp_path) -> None:
+    from companion.memory.longterm import LongTermStore
+
+    home = Home(tmp_path / "zh")
+    ensure_home(home, "zh")
+    store = LongTermStore(home)
+    store.append("MEMORY.md", "- 喜欢喝龙井 (2026-11-30#1)", "## Facts")
+    store.replace_section("SOUL.md", "## Identity", "- 名字：小白")
+    memory, soul = store.read("MEMORY.md").body, store.read("SOUL.md").body
+    assert memory.split("## 事实")[1].split("##")[0].strip() == "- 喜欢喝龙井 (2026-11-30#1)"
+    assert "## 身份\n- 名字：小白" in soul
+    assert "Facts" not in memory and "Identity" not in soul
