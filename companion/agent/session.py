@@ -57,6 +57,18 @@ class ChatSession:
         self._views: weakref.WeakSet[BackgroundView] = weakref.WeakSet()
         self.agent = Agent(home, None, settings, clock=clock, store=store, daylog=daylog, background=self.background)
 
+    def set_private(self, on: bool) -> int:
+        """Pause memory for the turns that follow (True) or resume it; returns how many turns stayed private."""
+        privacy = self.agent.privacy
+        if on:
+            privacy.start(self.agent.clock())
+            return 0
+        return privacy.stop()
+
+    @property
+    def private(self) -> bool:
+        return self.agent.privacy.on
+
     # -- the model ---------------------------------------------------------------
 
     @property

@@ -59,6 +59,8 @@ class WindowAPI(Protocol):
 
     def add_notice(self, text: str, kind: str = "event") -> None: ...
 
+    def quote_in_chat(self, text: str) -> None: ...
+
 
 def install_extensions(window: WindowAPI, modules: tuple[str, ...] | None = None) -> list[str]:
     """Import and install each module; a failing one is logged and skipped. Returns those installed."""

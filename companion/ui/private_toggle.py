@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QToolButton
 
+if TYPE_CHECKING:
+    from companion.ui.extensions import WindowAPI
+
 
 class PrivacyToggle(QObject):
     """A checkable button in the status bar and the same action in the Memory menu."""
 
-    def __init__(self, window: Any) -> None:
-        super().__init__(window)
+    def __init__(self, window: "WindowAPI") -> None:
+        super().__init__(window.widget)
         self.window = window
         self.action = QAction(self.tr("Don't remember this"), self)
         self.action.setCheckable(True)
@@ -32,23 +35,23 @@ class PrivacyToggle(QObject):
 
     @property
     def on(self) -> bool:
-        return bool(self.window.agent.privacy.on)
+        return self.window.session.private
 
     @Slot(bool)
     def set_private(self, on: bool) -> None:
         if self.action.isChecked() != on:
             self.action.setChecked(on)  # toggled() calls back here once more
             return
-        privacy = self.window.agent.privacy
-        if on == privacy.on:
+        session = self.window.session
+        if on == session.private:
             return
         if on:
-            privacy.start(self.window.agent.clock())
+            session.set_private(True)
             self.action.setText(self.tr("Not remembering"))
             self.window.add_notice(self.tr("Memory paused: what you say now stays in the day log as private and is "
                                            "never learned, recalled or exported. Turn it off to remember again."))
         else:
-            turns = privacy.stop()
+            turns = session.set_private(False)
             self.action.setText(self.tr("Don't remember this"))
             self.window.add_notice(self.tr("Remembering again. %n turn(s) stayed private.", "", turns))
         self.button.setProperty("active", on)
@@ -56,7 +59,7 @@ class PrivacyToggle(QObject):
         self.button.style().polish(self.button)
 
 
-def install(window: Any) -> PrivacyToggle:
+def install(window: "WindowAPI") -> PrivacyToggle:
     toggle = PrivacyToggle(window)
-    window.privacy_toggle = toggle
+    window.privacy_toggle = toggle  # type: ignore[attr-defined]
     return toggle

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.date import DateTrigger
@@ -13,6 +13,9 @@ from PySide6.QtCore import QDateTime, QLocale, QObject, Qt, QTimer, Signal, Slot
 from companion.errors import CompanionError
 from companion.memory.daylog import now_local
 from companion.sleep.reminders import Reminder, ReminderState, due, next_time, timed_reminders, wall_clock
+
+if TYPE_CHECKING:
+    from companion.ui.extensions import WindowAPI
 
 log = logging.getLogger(__name__)
 MISSED_AFTER_S = 120  # shown this late, a reminder says it was missed
@@ -28,10 +31,10 @@ class ReminderController(QObject):
     shown = Signal(object, bool)  # Reminder, missed
 
     def __init__(
-        self, window: Any, *, clock: Callable[[], datetime] = now_local, start_delay_ms: int = 0, paused: bool = False
+        self, window: "WindowAPI", *, clock: Callable[[], datetime] = now_local, start_delay_ms: int = 0, paused: bool = False
     ) -> None:
         """`paused`: the scheduler keeps its jobs but runs none (tests whose clock is not the real one)."""
-        super().__init__(window)
+        super().__init__(window.widget)
         self.window = window
         self.clock = clock
         self.state = ReminderState(window.home.state / "reminders.json")
@@ -40,7 +43,7 @@ class ReminderController(QObject):
         self.due_signal.connect(self.check, Qt.ConnectionType.QueuedConnection)
         self._memory_changed.connect(self.check, Qt.ConnectionType.QueuedConnection)
         window.store.subscribe(self._on_store_write)
-        window.destroyed.connect(lambda *_: self.shutdown())
+        window.closing.connect(self.shutdown)
         QTimer.singleShot(start_delay_ms, self.check)  # reminders missed while Companion was closed
         self._recheck = QTimer(self)  # MEMORY.md edited in another program: picked up within minutes
         self._recheck.setInterval(RECHECK_MS)
@@ -93,7 +96,7 @@ class ReminderController(QObject):
         stamp = QLocale().toString(QDateTime(reminder.when.date(), reminder.when.time()), "ddd HH:mm")
         title = self.tr("Missed reminder (%1)").replace("%1", stamp) if missed else self.tr("Reminder")
         quote = f"> {reminder.label()}\n\n"
-        tray = getattr(self.window, "tray", None)
+        tray = getattr(self.window, "tray", None)  # the tray module, when installed
         if tray is not None:
             tray.notify(title, reminder.text, lambda: self.window.quote_in_chat(quote))
         else:
@@ -110,7 +113,7 @@ class ReminderController(QObject):
             self.scheduler.shutdown(wait=False)
 
 
-def install(window: Any) -> ReminderController:
+def install(window: "WindowAPI") -> ReminderController:
     controller = ReminderController(window)
-    window.reminders = controller
+    window.reminders = controller  # type: ignore[attr-defined]
     return controller

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QAction, QIcon
@@ -11,6 +11,9 @@ from PySide6.QtWidgets import QApplication, QMenu, QMessageBox, QSystemTrayIcon
 
 from companion.errors import CompanionError
 from companion.settings import save_settings
+
+if TYPE_CHECKING:
+    from companion.ui.extensions import WindowAPI
 
 log = logging.getLogger(__name__)
 NOTIFY_MS = 20_000
@@ -20,15 +23,16 @@ class TrayController(QObject):
     """Owns the tray icon and desktop notifications. Without a tray (some desktops, tests) nothing is
     kept running in the background and notifications fall back to the window's status bar."""
 
-    def __init__(self, window: Any, *, available: bool | None = None) -> None:
-        super().__init__(window)
+    def __init__(self, window: "WindowAPI", *, available: bool | None = None) -> None:
+        super().__init__(window.widget)
         self.window = window
+        self.main = window.widget  # the top-level window that hides into the tray
         self.available = QSystemTrayIcon.isSystemTrayAvailable() if available is None else available
         self.quit_app: Callable[[], None] = QApplication.quit
         self.in_tray = False  # the window is hidden, Companion keeps running
         self._quitting = False
         self._on_click: Callable[[], None] | None = None
-        icon = window.windowIcon()
+        icon = self.main.windowIcon()
         self.icon = QSystemTrayIcon(icon if not icon.isNull() else QIcon.fromTheme("user-available"), self)
         self.icon.setToolTip(self.tr("Companion"))
         self.menu = QMenu()
@@ -41,7 +45,7 @@ class TrayController(QObject):
         self.icon.messageClicked.connect(self._message_clicked)
         if self.available:
             self.icon.show()
-        window.installEventFilter(self)
+        self.main.installEventFilter(self)
 
     def _add(self, text: str, slot: Callable[[], None]) -> QAction:
         action = QAction(text, self)
@@ -54,12 +58,12 @@ class TrayController(QObject):
     def open_window(self) -> None:
         self.in_tray = False
         QApplication.setQuitOnLastWindowClosed(True)
-        self.window.showNormal()
-        self.window.raise_()
-        self.window.activateWindow()
+        self.main.showNormal()
+        self.main.raise_()
+        self.main.activateWindow()
 
     def sleep_now(self) -> None:
-        controller = getattr(self.window, "sleep_controller", None)
+        controller = getattr(self.window, "sleep_controller", None)  # the sleep module, when installed
         if controller is None:
             self.notify(self.tr("Companion"), self.tr("Nightly sleep is not available."))
         elif not controller.running:
@@ -68,7 +72,7 @@ class TrayController(QObject):
     def quit(self) -> None:
         """Really quit: the window closes the normal way (unsaved edits are asked about), then the app."""
         self._quitting = True
-        closed = self.window.close()
+        closed = self.main.close()
         self._quitting = False
         if closed:
             self.icon.hide()
@@ -81,7 +85,7 @@ class TrayController(QObject):
     # -- closing to the tray -------------------------------------------------------
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt name)
-        if watched is self.window and event.type() == QEvent.Type.Close and not self._quitting and self.keep_in_tray():
+        if watched is self.main and event.type() == QEvent.Type.Close and not self._quitting and self.keep_in_tray():
             event.ignore()
             self.hide_to_tray()
             return True
@@ -104,7 +108,7 @@ class TrayController(QObject):
     def ask_keep_in_tray(self) -> bool:
         buttons = QMessageBox.StandardButton
         answer = QMessageBox.question(
-            self.window, self.tr("Keep Companion running?"),
+            self.main, self.tr("Keep Companion running?"),
             self.tr("Keep Companion running in the system tray when its window is closed? Then the nightly "
                     "sleep and your reminders still happen. You can change this in Preferences."),
             buttons.Yes | buttons.No, buttons.Yes,
@@ -112,8 +116,7 @@ class TrayController(QObject):
         return answer == buttons.Yes
 
     def hide_to_tray(self) -> None:
-        self.window.save_state()
-        self.window.hide()
+        self.main.hide()
         self.in_tray = True
         QApplication.setQuitOnLastWindowClosed(False)  # a dialog closing while hidden must not quit
         self.notify(self.tr("Companion is still running"),
@@ -128,7 +131,7 @@ class TrayController(QObject):
             self.icon.showMessage(title, text, QSystemTrayIcon.MessageIcon.Information, NOTIFY_MS)
         else:
             self.window.show_message(f"{title}: {text}", NOTIFY_MS)
-            QApplication.alert(self.window)
+            QApplication.alert(self.main)
 
     def _message_clicked(self) -> None:
         self.open_window()
@@ -140,7 +143,7 @@ class TrayController(QObject):
         self.icon.hide()
 
 
-def install(window: Any) -> TrayController:
+def install(window: "WindowAPI") -> TrayController:
     tray = TrayController(window)
-    window.tray = tray
+    window.tray = tray  # type: ignore[attr-defined]
     return tray
