@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 2  # 2: possessives index as their word ("Anna's" is anna)
 INDEX_FILE = "search.sqlite3"
+TERM_COUNT_CACHE = 20_000  # terms whose item counts are kept
 _HEAD_BYTES = 4096
 T = TypeVar("T")
 
@@ -38,6 +39,7 @@ CREATE TABLE IF NOT EXISTS items(
     cites TEXT NOT NULL, ref TEXT NOT NULL, length INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS items_source ON items(source);
 CREATE INDEX IF NOT EXISTS items_day ON items(day);
+CREATE INDEX IF NOT EXISTS items_locator ON items(locator);
 CREATE TABLE IF NOT EXISTS hits(hkey TEXT PRIMARY KEY, count INTEGER NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(terms, tokenize='unicode61 remove_diacritics 2');
 CREATE VIRTUAL TABLE IF NOT EXISTS vocab USING fts5vocab(fts, 'row');
@@ -71,6 +73,8 @@ class SearchIndex:
         self._dirty: set[Path] = set()
         self._last_sync = 0.0
         self._count: tuple[int, float] | None = None
+        self._term_counts: dict[str, int] = {}
+        self._term_counts_at = 0.0
         self.rebuilt = False  # True once this instance had to start over from an empty index
 
     # -- connection and recovery ----------------------------------------------
@@ -125,6 +129,7 @@ class SearchIndex:
                 ) from exc
 
     def _discard(self) -> None:
+        self._term_counts = {}
         if self._db is not None:
             try:
                 self._db.close()
@@ -275,18 +280,31 @@ class SearchIndex:
 
     # -- querying -------------------------------------------------------------
 
-    def term_counts(self, terms: list[str]) -> dict[str, int]:
-        """How many items hold each term (0 for unknown terms)."""
+    def term_counts(self, terms: list[str], max_age: float = 300.0) -> dict[str, int]:
+        """How many items hold each term (0 for unknown terms).
+
+        Counting reads the term's whole list of items (milliseconds for a common word in a big
+        index), so counts are kept a few minutes: they judge how common a word is, and a few
+        new items do not change that."""
+        now = time.monotonic()
+        if now - self._term_counts_at > max_age or len(self._term_counts) > TERM_COUNT_CACHE:
+            self._term_counts, self._term_counts_at = {}, now
+        missing = [t for t in dict.fromkeys(terms) if t not in self._term_counts]
 
         def action(db: sqlite3.Connection) -> dict[str, int]:
-            found = {t: 0 for t in terms}
-            for term in terms:
+            found = {t: 0 for t in missing}
+            for term in missing:
                 row = db.execute("SELECT doc FROM vocab WHERE term=?", (term,)).fetchone()
                 if row:
                     found[term] = int(row[0])
             return found
 
-        return self._guarded(action)
+        known = {t: self._term_counts[t] for t in terms if t in self._term_counts}
+        if missing:
+            found = self._guarded(action)  # may rebuild the index, which empties the cache
+            self._term_counts.update(found)
+            known.update(found)
+        return {t: known[t] for t in terms}
 
     def near_terms(self, term: str, limit: int = 3) -> list[str]:
         """Known terms one or two edits from `term` (typo tolerance), most frequent first."""
@@ -296,7 +314,9 @@ class SearchIndex:
 
         def action(db: sqlite3.Connection) -> list[str]:
             found: list[tuple[int, int, str]] = []
-            for prefix in {term[0], term[1]}:
+            # terms starting like it, or like it without its first letter: each scanned term's count
+            # reads its item list, so a one-letter prefix would read much of the index
+            for prefix in {term[:2], term[1:3]}:
                 rows = db.execute(
                     "SELECT term, doc FROM vocab WHERE term >= ? AND term < ?", (prefix, prefix + "\U0010ffff")
                 )
@@ -320,16 +340,24 @@ class SearchIndex:
         limit: int = 200,
         exclude: Iterable[str] = (),
         require_all: bool = False,
+        score_cap: int = 0,
     ) -> list[Candidate]:
-        """Items holding any (or all) of the terms, best BM25 first; a trailing '*' matches a prefix."""
+        """Items holding any (or all) of the terms, best BM25 first; a trailing '*' matches a prefix.
+
+        score_cap: when the terms are in more items than this, only about that many of the newest
+        are ranked (ranking costs time per matching item; words that common are weak evidence)."""
         terms = [t for t in weighted_terms if t]
         if not terms:
             return []
+        floor = self._newest_floor(terms, require_all, score_cap) if score_cap else 0
         expression = (" AND " if require_all else " OR ").join(
             '"' + t.rstrip("*").replace('"', '""') + '"' + ("*" if t.endswith("*") else "") for t in terms
         )
         where = ["fts MATCH ?"]
         params: list[Any] = [expression]
+        if floor:
+            where.append("fts.rowid >= ?")
+            params.append(floor)
         kind_list = list(kinds or [])
         if kind_list:
             where.append(f"i.kind IN ({','.join('?' * len(kind_list))})")
@@ -340,7 +368,7 @@ class SearchIndex:
         if until:
             where.append("i.day <= ?")
             params.append(until)
-        if len(where) > 1:  # filtered: rank every match that passes the filters
+        if len(where) > 1 + bool(floor):  # filtered: rank every match that passes the filters
             sql = (
                 "SELECT i.kind, i.source, i.locator, i.day, i.text, i.role, i.context, i.cites, i.ref, "
                 "-bm25(fts) AS score, coalesce(h.count, 0) FROM fts JOIN items i ON i.id = fts.rowid "
@@ -354,12 +382,28 @@ class SearchIndex:
         sql = (
             "SELECT i.kind, i.source, i.locator, i.day, i.text, i.role, i.context, i.cites, i.ref, "
             "m.score, coalesce(h.count, 0) FROM "
-            "(SELECT rowid, -rank AS score FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?) m "
+            f"(SELECT rowid, -rank AS score FROM fts WHERE {' AND '.join(where)} ORDER BY rank LIMIT ?) m "
             "JOIN items i ON i.id = m.rowid "
             "LEFT JOIN hits h ON h.hkey = CASE i.kind WHEN 'turn' THEN i.locator ELSE NULL END "
             "ORDER BY m.score DESC"
         )
-        return self._rows(sql, [expression, fetch], exclude)
+        return self._rows(sql, [*params, fetch], exclude)
+
+    def _newest_floor(self, terms: list[str], require_all: bool, cap: int) -> int:
+        """The lowest rowid to rank so that about `cap` matching items remain (0: rank them all).
+
+        Rowids grow as items are added, so the newest matches are kept; the share of matches is
+        assumed even over the index (word counts come from the FTS vocabulary)."""
+        counts = [n for t, n in self.term_counts([t for t in terms if not t.endswith("*")]).items()]
+        matches = (min(counts) if require_all else sum(counts)) if counts else 0
+        if matches <= cap:
+            return 0
+
+        def action(db: sqlite3.Connection) -> int:
+            top = db.execute("SELECT max(rowid) FROM fts").fetchone()[0] or 0
+            return max(0, int(top - top * cap / matches))
+
+        return self._guarded(action)
 
     def _rows(self, sql: str, params: list[Any], exclude: Iterable[str]) -> list[Candidate]:
         skip = set(exclude)
@@ -473,14 +517,15 @@ def _memory_files(memory: Path) -> Iterator[Path]:
 
 
 def _newest_day_file(days: Path) -> Path | None:
+    """The newest day log (names sort by date; checked before every search, so by name, not by Path)."""
     try:
-        months = sorted(p for p in days.iterdir() if p.is_dir())
+        months = sorted((e.name for e in os.scandir(days) if e.is_dir()), reverse=True)
     except FileNotFoundError:
         return None
-    for month in reversed(months):
-        files = sorted(month.glob("*.jsonl"))
+    for month in months:
+        files = sorted((e.name for e in os.scandir(days / month) if e.name.endswith(".jsonl") and e.name[0] != "."), reverse=True)
         if files:
-            return files[-1]
+            return days / month / files[0]
     return None
 
 

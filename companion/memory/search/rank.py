@@ -48,6 +48,7 @@ class RankSettings:
     typo_terms: int = 2  # near terms added for a query word the index does not know
     common_term_share: float = 0.05  # a query word found in more than this share of items...
     common_term_floor: int = 5000  # ...and in more items than this is dropped when rarer words remain
+    score_cap: int = 3000  # query words in more items than this: only about this many of the newest are ranked
 
 
 @dataclass
@@ -100,24 +101,25 @@ def expand_terms(index: SearchIndex, terms: list[str], settings: RankSettings) -
 
     The flag says that all terms must match (a query of only very common words)."""
     counts = index.term_counts(terms)
+    # a word the index has never seen is most likely a typo: its close spellings stand in for it
+    near = {t: index.near_terms(t, settings.typo_terms) for t in terms if not counts.get(t, 0) and settings.typo_terms}
     # a word in a large share of everything says little and costs the most to rank: leave it out
-    # while rarer words remain (an all-common query keeps its words)
+    # while rarer words remain (an all-common query keeps its words, all of them required)
     common = max(settings.common_term_floor, int(index.count_cached() * settings.common_term_share))
-    rare = [t for t in terms if counts.get(t, 0) <= common]
-    if not rare and len(terms) > 1:
-        return terms, True  # every word is everywhere: items must hold them all
-    if rare and len(rare) < len(terms):
-        terms = rare
+    rare = [t for t in terms if 0 < counts.get(t, 0) <= common or near.get(t)]
+    frequent = [t for t in terms if counts.get(t, 0) > common]
+    if not rare and len(frequent) > 1:
+        return frequent, True  # every word is everywhere: items must hold them all
+    if rare and frequent:
+        terms = [t for t in terms if t not in frequent]
     expanded = list(terms)
     for term in terms:
-        # a word the index has never seen is most likely a typo: its close spellings stand in for it
-        near = index.near_terms(term, settings.typo_terms) if counts.get(term, 0) == 0 and settings.typo_terms else []
-        expanded.extend(t for t in near if t not in expanded)
+        expanded.extend(t for t in near.get(term, []) if t not in expanded)
         # word families: 'allergy' also finds 'allergic', 'instruments' finds 'instrumental'. Not for a
         # typo that has corrections: its prefix finds the same words through a slow prefix scan. Not for
         # a word found often: its own matches are better than its family's.
-        rare = counts.get(term, 0) < settings.family_below
-        if settings.word_families and rare and len(term) >= 6 and term.isalpha() and not is_cjk(term) and not near:
+        seldom = counts.get(term, 0) < settings.family_below
+        if settings.word_families and seldom and len(term) >= 6 and term.isalpha() and not is_cjk(term) and not near.get(term):
             expanded.append(term[: max(5, len(term) - 3)] + "*")
     return expanded, False
 
@@ -148,6 +150,7 @@ def search(index: SearchIndex, query: SearchQuery, settings: RankSettings | None
         until=query.until.isoformat() if query.until else None,
         limit=max(60, query.k * 3),
         exclude=query.exclude,
+        score_cap=settings.score_cap,
     )
     scored = score_candidates(candidates, query, settings, speaker)
     if query.neighbours and settings.neighbour_weight > 0 and (not query.kinds or "turn" in query.kinds):
