@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 
 MAX_DROP_SHARE = 0.25
 CONFLICT_RETRIES = 3
+_RECURRING = re.compile(r"^(?:Birthday|Anniversary|生日|纪念日)\s*[:：]", re.I)
 _SECTION_NAME = re.compile(r"^[\w &/'-]{2,32}$")
 _LETTERS = re.compile(r"[^\W\d_]")
 _UPCOMING = re.compile(r"^(\d{4}-\d{2}-\d{2})\b")
@@ -89,7 +90,8 @@ def validate(op: Op, body: str, ctx: Context) -> tuple[Op | None, str]:
     anchor = ctx.records[sources[0]].day
     if op.origin == "model":
         text = in_entry_form(text, ctx.records[sources[0]])
-    text = absolutize(text, anchor)
+    if not _RECURRING.match(text):  # a birthday recurs: "March 3rd" is not next year's March 3rd
+        text = absolutize(text, anchor)
     if has_relative_date(text):
         return None, "uses a relative date that could not be resolved"
     grounds = " ".join(ctx.records[s].text for s in sources if ctx.records[s].role == "user")

@@ -90,6 +90,7 @@ _EN_PAST = re.compile(
 )
 _ZH_PAST = re.compile(r"(?:不再|已经不|早就不)(?P<a>[^，。！,.了]{2,10})|不(?P<b>[^，。！,.了]{2,10})了|(?:以前|曾经)(?P<c>[^，。！,.]{2,12})")
 _SKIP = {"my", "the", "a", "an", "to", "at", "in", "on", "job", "be", "being", "any", "more", "was", "am", "like", "really", "much", "it", "that"}
+_VERBS = {"eat", "drink", "play", "smoke", "use", "take", "watch", "read", "go", "do", "make", "have", "own", "wear", "drive", "live"}
 _ZH_FILLER = re.compile(r"^(?:当|做|很|也|都|经常|常常|还|是)+")
 _WORD = re.compile(r"[a-z']+")
 
@@ -104,7 +105,8 @@ def retired(clause: str) -> str | None:
         activity = _ZH_FILLER.sub("", activity)
         return activity if len(activity) >= 2 else None
     keys = [w for w in _WORD.findall(activity.lower()) if w not in _SKIP and len(w) >= 3]
-    return " ".join(keys) or None
+    things = [w for w in keys if not w.endswith("ing") and w not in _VERBS]
+    return " ".join(things if things and len(things) < len(keys) else keys) or None
 
 
 def retires(activity: str, entry: str) -> bool:

@@ -71,11 +71,20 @@ RULES: list[Rule] = [
     _rule(r"\b(?i:my name is) (?P<x>[^\W\d_][\w'-]{0,30}(?: [A-Z][\w'-]{0,30})?)", "USER.md", "Profile", lambda m: f"Name: {_x(m)}", E.NAME_SLOT, 0),
     _rule(r"\bI(?:'m| am) allergic to (?P<x>[^.!?]{2,80})", "USER.md", "Profile", lambda m: f"Allergic to {_x(m)}"),
     _rule(r"\bI (?:now |currently |still )?work (?P<p>as|at|for|in) (?P<x>[^.!?]{2,80})", "USER.md", "Profile", lambda m: f"Works {m.group('p').lower()} {_x(m)}", "Works "),
+    _rule(r"\bI(?:'ve| have)? (?:just )?(?:got|started|landed|accepted|found|took) (?:a |the )?(?:new )?(?:job|position|role) (?P<p>at|with|as) (?P<x>[^.!?]{2,80})", "USER.md", "Profile",
+          lambda m: f"Works {'at' if m.group('p').lower() == 'with' else m.group('p').lower()} {_x(m)}", "Works "),
+    _rule(r"\bI(?:'ve| have)? (?:just )?started (?:working|to work) (?P<p>at|for|as) (?P<x>[^.!?]{2,80})", "USER.md", "Profile", lambda m: f"Works {m.group('p').lower()} {_x(m)}", "Works "),
+    _rule(r"\b(?i:my) birthday is (?:on )?(?P<x>[^.!?]{3,30})", "USER.md", "Profile", lambda m: f"Birthday: {_x(m)}", "Birthday:", 0),
+    _rule(r"我的生日是(?P<x>[^，。！？,.!?]{2,12})", "USER.md", "Profile", lambda m: f"生日：{_x(m)}", "生日：", 0),
+    _rule(r"\bI (?:can )?speak (?P<x>[A-Z][^.!?]{2,60})", "USER.md", "Profile", lambda m: f"Speaks {_x(m)}", "", 0),
+    _rule(r"\bI have (?P<x>(?:a|an|one|two|three|four|five|six|\d+) (?:[\w-]+ ){0,2}(?:kid|child|children|son|daughter|cat|dog|pet|sibling|brother|sister|grandchild|grandchildren|grandkid|horse|rabbit|parrot|hamster|garden|car|bike)s?)\b(?! (?:named|called))", "USER.md", "Profile", lambda m: f"Has {_x(m)}"),
+    _rule(r"\bI(?:'m| am)(?: now)?(?: happily)? (?P<x>married|engaged|divorced|single|widowed|retired)\b|\bI (?:just |recently )?got (?P<y>married|engaged|divorced)\b", "USER.md", "Profile",
+          lambda m: f"Is {(m.group('x') or m.group('y')).lower()}", "Is married|Is engaged|Is divorced|Is single|Is widowed"),
     _rule(r"\bI (?:now )?(?P<x>[a-z]+) for a living\b", "USER.md", "Profile", lambda m: f"{_cap(_third(m.group('x')))} for a living", "Works "),
     _rule(r"\bI(?:'m| am) (?P<x>(?:an? )?(?:[\w-]+ ){0,2}(?:" + _JOBS + r"))s?\b", "USER.md", "Profile", lambda m: f"Is {_x(m)}" if _x(m).lower().startswith(("a ", "an ")) else f"Is a {_x(m)}", "Is a"),
-    _rule(r"\bI(?:'m| am) (?:now )?an? (?P<x>vegetarian|vegan|pescatarian)\b", "USER.md", "Profile", lambda m: f"Is a {_x(m).lower()}", "Is a vegetarian|Is a vegan|Is a pescatarian"),
+    _rule(r"\bI(?:'m| am) (?:now )?(?:an? )?(?P<x>vegetarian|vegan|pescatarian)\b", "USER.md", "Profile", lambda m: f"Is a {_x(m).lower()}", "Is a vegetarian|Is a vegan|Is a pescatarian"),
     _rule(r"\bI (?:live|am living|'m living) in (?P<x>[^.!?]{2,60})", "USER.md", "Profile", lambda m: f"Lives in {_x(m)}", "Lives in"),
-    _rule(r"\b(?:I|we)(?:'ve| have)? (?:just |recently |finally )?moved (?:from [^.!?]{2,40}? )?to (?P<x>[^.!?]{2,60})", "USER.md", "Profile", lambda m: f"Lives in {_x(m)}", "Lives in"),
+    _rule(r"\b(?:I|we)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:from [^.!?]{2,40}? )?to (?P<x>[^.!?]{2,60})", "USER.md", "Profile", lambda m: f"Lives in {_x(m)}", "Lives in"),
     # negations keep their "not"
     _rule(r"\bI (?P<n>don't|do not|never) (?P<v>eat|drink|smoke|own|drive|watch|use|wear|read|play|have|take|cook|buy) (?P<x>[^.!?]{2,60})", "USER.md", "Preferences",
           lambda m: f"{'Never ' + _third(m.group('v')) if m.group('n').lower() == 'never' else 'Does not ' + m.group('v')} {_x(m)}"),
@@ -84,7 +93,11 @@ RULES: list[Rule] = [
     _rule(r"\b(?i:I have an? (?P<r>" + _REL + r") (?:named|called) )(?P<x>[A-Z][\w'-]{1,30})", "USER.md", "Profile", lambda m: f"{_cap(m.group('r').lower())}: {_x(m)}", "", 0),
     # likes and dislikes
     _rule(r"\bI (?:really |absolutely )?(?:love|like|enjoy|adore)(?! to talk| you| it| that| this)(?P<x> [^.!?]{2,80})", "USER.md", "Preferences", lambda m: f"Likes {_x(m)}"),
-    _rule(r"\bI (?:really )?(?:hate|dislike|can't stand|cannot stand|don't like|do not like)(?! you| it| that| this)(?P<x> [^.!?]{2,80})", "USER.md", "Preferences", lambda m: f"Dislikes {_x(m)}"),
+    _rule(r"\bI(?:'m| am) (?:a )?(?:big |huge )?fan of (?P<x>[^.!?]{2,80})", "USER.md", "Preferences", lambda m: f"Likes {_x(m)}"),
+    _rule(r"\bI(?:'m| am) not (?:a |really a |much of a )?(?:big |huge )?fan of (?P<x>[^.!?]{2,80})", "USER.md", "Preferences", lambda m: f"Dislikes {_x(m)}"),
+    _rule(r"\b(?i:my) (?:all-time )?favou?rite (?P<k>[a-z][\w -]{1,30}?) (?:is|are) (?P<x>[^.!?]{2,60})", "USER.md", "Preferences", lambda m: f"Favourite {m.group('k').lower()}: {_x(m)}", "", 0),
+    _rule(r"\bI play (?P<x>(?:the )?[a-z][^.!?]{2,60})", "USER.md", "Preferences", lambda m: f"Plays {_x(m)}", "", 0),
+    _rule(r"\bI (?:really )?(?:hate|dislike|can't stand|cannot stand|don't (?:really |particularly )?like|do not (?:really )?like)(?! you| it| that| this)(?P<x> [^.!?]{2,80})", "USER.md", "Preferences", lambda m: f"Dislikes {_x(m)}"),
     _rule(r"\bI prefer (?P<x>[^.!?]{2,80})", "USER.md", "Preferences", lambda m: f"Prefers {_x(m)}"),
     # instructions to the companion
     _rule(r"^(?:please,? )?(?P<x>(?:always|never|don't ever|do not ever) [^.!?]{3,120})", "USER.md", "Instructions", lambda m: _cap(_x(m))),
@@ -104,8 +117,12 @@ RULES: list[Rule] = [
     _rule(r"我(?:现在)?住在(?P<x>[^，。！？,.!?]{1,20})", "USER.md", "Profile", lambda m: f"住在{_x(m)}", "住在", 0),
     _rule(r"我(?:现在)?在(?P<x>[^，。！？,.!?]{1,20})(?:工作|上班)", "USER.md", "Profile", lambda m: f"在{_x(m)}工作", "在*工作", 0),
     _rule(r"我的?(?P<r>" + _ZH_REL + r")叫(?P<x>[\u4e00-\u9fffA-Za-z]{1,12})", "USER.md", "Profile", lambda m: f"{m.group('r')}叫{_x(m)}", "", 0),
-    _rule(r"我(?:很|非常|特别|最)?(?:喜欢|爱吃|爱)(?P<x>[^，。！？,.!?]{1,30})", "USER.md", "Preferences", lambda m: f"喜欢{_x(m)}", "", 0),
-    _rule(r"我(?P<n>不太喜欢|不喜欢|讨厌|不爱)(?P<x>[^，。！？,.!?]{1,30})", "USER.md", "Preferences", lambda m: f"{'不太喜欢' if m.group('n') == '不太喜欢' else '不喜欢'}{_x(m)}", "", 0),
+    _rule(r"我最喜欢的(?P<k>[^，。！？,.!?是]{1,10})是(?P<x>[^，。！？,.!?]{1,20})", "USER.md", "Preferences", lambda m: f"最喜欢的{m.group('k')}是{_x(m)}", "", 0),
+    _rule(r"我(?:很|非常|特别|最)?(?:喜欢|爱吃|爱)(?!的)(?P<x>[^，。！？,.!?]{1,30})", "USER.md", "Preferences", lambda m: f"喜欢{_x(m)}", "", 0),
+    _rule(r"我(?:会说|会讲|说)(?P<x>[^，。！？,.!?]{1,12}?(?:语|话|文))", "USER.md", "Profile", lambda m: f"会说{_x(m)}", "", 0),
+    _rule(r"我有(?P<x>(?:一|两|二|三|四|五|六|\d+)(?:个|只|条|位|辆|匹)[^，。！？,.!?]{0,6}?(?:孩子|儿子|女儿|猫|狗|宠物|兄弟|姐妹|孙子|孙女|车))", "USER.md", "Profile", lambda m: f"有{_x(m)}", "", 0),
+    _rule(r"我(?:现在)?(?:是|吃)(?P<x>素食者|素食主义者|素)(?![\u4e00-\u9fff])", "USER.md", "Profile", lambda m: "是素食者" if _x(m) != "素" else "吃素", "是素食者|是素食主义者|吃素", 0),
+    _rule(r"我(?:一点[也都]|并|真的|根本|实在)?(?P<n>不太喜欢|不喜欢|讨厌|不爱)(?P<x>[^，。！？,.!?]{1,30})", "USER.md", "Preferences", lambda m: f"{'不太喜欢' if m.group('n') == '不太喜欢' else '不喜欢'}{_x(m)}", "", 0),
     _rule(r"^(?:请你?)?(?:以后|总是|永远)(?:请你?)?(?P<x>[^。！？!?]{2,60})", "USER.md", "Instructions", lambda m: f"以后{_x(m)}", "", 0),
     _rule(r"(?:你就叫|就叫你|你的名字叫)(?P<x>[\u4e00-\u9fffA-Za-z]{1,12})", "SOUL.md", "Identity", lambda m: f"Name: {_x(m)}", E.NAME_SLOT, 0),
     _rule(r"(?P<x>(?:说话|回答|回复)(?:要|请)?(?:更|再)?(?:简洁|简短|详细|正式|随意|幽默)一?(?:点|些)?)", "SOUL.md", "Style", lambda m: _x(m), "", 0),
@@ -295,7 +312,7 @@ class _Listener:
                 continue
             found = self.statement_ops(clause, record)
             ops.extend(found)
-            plan = _plan(clause, record)
+            plan = None if any(op.file == "USER.md" for op in found) else _plan(clause, record)  # a birthday is no event
             if plan is not None and not (found and plan.text.endswith(found[-1].text)):
                 ops.append(plan)
         return ops

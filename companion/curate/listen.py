@@ -11,8 +11,9 @@ import re
 HEDGE = re.compile(
     r"\b(?:i think i (?:might|may)|i might|i may|maybe|perhaps|probably|possibly|not (?:so |too |really |entirely |a hundred percent )?sure"
     r"|i'?m not certain|not certain|i guess|i suppose|kind of|sort of|might be|may be|could be|i wonder if|unsure|undecided"
-    r"|not decided|haven'?t decided|who knows|i'?m not positive)\b"
-    r"|我?好像|可能|说不准|说不定|也许|大概|不确定|不一定|或许|应该是吧|吧[。！!？?]?$|还没想好|拿不准",
+    r"|not decided|haven'?t decided|who knows|i'?m not positive|i believe|i reckon|apparently|supposedly|i'?m thinking (?:about|of)"
+    r"|considering|i'?m (?:still )?deciding|or something|or so)\b|,\s*i think[.!]?$"
+    r"|我?好像|可能|说不准|说不定|也许|大概|不确定|不一定|或许|应该是吧|吧[。！!？?]?$|还没想好|拿不准|估计|似乎|貌似|大约|没准|我觉得我?(?:应该|可能)",
     re.I,
 )
 UNSURE_MARK = re.compile(r"\((?:unsure|not sure|maybe)\)\s*$|（不确定）\s*$", re.I)
@@ -20,7 +21,7 @@ SARCASM = re.compile(
     r"\b(?:oh,? (?:great|sure|joy|wonderful|fantastic|perfect|brilliant|lovely|yay)|yeah,? right|just love(?:s)? (?:it )?when"
     r"|just what i needed|sure,? because|as if|thanks a lot|how fantastic|what a joy|my favou?rite thing|totally my favou?rite"
     r"|nothing i love more|because that'?s (?:so )?fun|love (?:waiting|being stuck|getting stuck|sitting in)|i just adore (?:waiting|being)"
-    r"|said no one ever|/s)\b|🙄|😒|呵呵|真是太好了呢|可真行|好棒棒|我可太喜欢.{0,10}了呢|真是.{0,6}呢",
+    r"|said no one ever|best day ever|/s|wow,? i (?:just |really )?love)\b|\bnot\.\s*$|🙄|😒|（并不）|\(并不\)|呵呵|真是太好了呢|可真行|好棒棒|我可太喜欢.{0,10}了呢|真是.{0,6}呢",
     re.I,
 )
 HYPOTHETICAL = re.compile(

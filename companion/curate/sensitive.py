@@ -68,13 +68,14 @@ _SECRET_WORD = (
     r"pass(?:word|wd|phrase|code)?|pwd|pin(?:\s?code)?|cvv|cvc|csc|security code|api[_ -]?key|secret(?:[_ -]?(?:access[_ -]?)?key)?"
     r"|access[_ -]?key|access[_ -]?token|auth[_ -]?token|refresh[_ -]?token|client[_ -]?secret|private[_ -]?key|token"
     r"|passwort|kennwort|mot de passe|mdp|contrase(?:ñ|n)a|clave|senha|wachtwoord|parola d'ordine|lösenord|salasana"
-    r"|has(?:ł|l)o|пароль|パスワード|비밀번호"
+    r"|has(?:ł|l)o|пароль|パスワード|비밀번호|(?:door|gate|alarm|access|entry|safe|locker|garage|lock|building|wifi|wi-fi) ?code"
+    r"|card number|account number|bank account"
 )
 _LABELLED = re.compile(
     r"(?i)(?<![\w])(?:" + _SECRET_WORD + r")(?![\w])(?:\s+(?:for|of|to|on|at|de|du|für|von|del|da)\s+(?:(?:my|the|our|mon|ma|mein|meine|mi|la|le)\s+)?(?!(?:is|was|ist|est|es)\b)[\w'-]{1,20}){0,2}"
     r"\s*(?P<link>\bis\b|\bwas\b|=|:|：|\bist\b|\best\b|\bes\b|\bé\b|\blautet\b|→)?\s*(?:[\"'`«“])?(?P<v>(?![\[=:：])(?!(?:" + _NOT_VALUE_WORDS + r")\b)[^\s\"'`»”,;，。；、]{3,})"
 )
-_ZH_LABELLED = re.compile(r"(?:密码|口令|密钥|验证码|暗码|支付密码|安全码)\s*(?:是|为|:|：|=)?\s*(?P<v>(?![\[=:：])[^\s\u3000,;，。；、]{3,})")
+_ZH_LABELLED = re.compile(r"(?:密码|口令|密钥|验证码|暗码|支付密码|安全码|门禁码|卡号|银行卡号?|信用卡号?|账号)\s*(?:是|为|:|：|=)?\s*(?P<v>(?![\[=:：])[^\s\u3000,;，。；、]{3,})")
 _AWS_SECRET = re.compile(r"(?i)aws_?secret_?access_?key\s*[=:]\s*(?P<v>[A-Za-z0-9/+=]{20,})")
 _SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
 _EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b", re.ASCII)
