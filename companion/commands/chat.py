@@ -81,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
         signals = Signals(session, interactive)
         signals.install()
         try:
+            print("Loading the model…", file=sys.stderr, flush=True)
             try:
                 info = session.load()
             except CompanionError as exc:

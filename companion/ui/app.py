@@ -111,33 +111,56 @@ def run(args: argparse.Namespace) -> int:
     from companion.ui.main_window import MainWindow
 
     previous_crash, crash_handle = start_crash_log(runtime.home)
+    termination = TerminationSignals(app)
     try:
         window = MainWindow(runtime.home, runtime.settings)
         window.show()
-        _quit_on_termination_signals(app, window)
+        termination.attach(window)
         if previous_crash:
             _show_crash(window, runtime.home, previous_crash)
         return int(app.exec())
     finally:
+        termination.stop()
         stop_crash_log(runtime.home, crash_handle)
         runtime.close()
 
 
-def _quit_on_termination_signals(app: QApplication, window: QWidget) -> None:
+class TerminationSignals:
     """SIGTERM/SIGINT (logout, `kill`, Ctrl-C in a terminal) close the window the normal way, so the
-    reply in progress is logged and the model is closed. Qt's event loop does not run Python
-    signal handlers by itself: a timer hands control back to the interpreter regularly."""
-    def close(*_: object) -> None:
-        window.close()
-        app.quit()
+    reply in progress is logged, background work stops and the model is closed. Installed before the
+    window exists: a signal that arrives while it is being built closes it once the event loop runs.
+    Qt's event loop does not run Python signal handlers by itself: a timer hands control back to the
+    interpreter regularly."""
 
-    for name in ("SIGTERM", "SIGINT"):
-        number = getattr(signal, name, None)
-        if number is not None:
-            signal.signal(number, close)
-    timer = QTimer(window)
-    timer.timeout.connect(lambda: None)
-    timer.start(250)
+    def __init__(self, app: QApplication) -> None:
+        self.app = app
+        self.window: QWidget | None = None
+        self.requested = False
+        for name in ("SIGTERM", "SIGINT"):
+            number = getattr(signal, name, None)
+            if number is not None:
+                signal.signal(number, self._handle)
+        self._timer = QTimer()
+        self._timer.timeout.connect(lambda: None)
+        self._timer.start(250)
+
+    def _handle(self, *_: object) -> None:
+        self.requested = True
+        if self.window is not None:
+            self._close()
+
+    def _close(self) -> None:
+        if self.window is not None:
+            self.window.close()
+        self.app.quit()
+
+    def attach(self, window: QWidget) -> None:
+        self.window = window
+        if self.requested:  # asked to quit while the window was being built
+            QTimer.singleShot(0, self._close)
+
+    def stop(self) -> None:
+        self._timer.stop()
 
 
 def _show_crash(window: QMessageBox | object, home: Home, text: str) -> None:

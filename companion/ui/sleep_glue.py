@@ -61,6 +61,7 @@ class SleepController(QObject):
         self._thread: BackgroundJob | None = None
         self.schedule: NightlySchedule | None = None
         self._chat_busy = False
+        self._closed = False  # after shutdown nothing starts again (a thread must not outlive the window)
         self._chat_at = float("-inf")  # when chat was last busy (monotonic)
         self._waiting = QTimer(self)  # a scheduled run waiting for chat to go quiet
         self._waiting.setSingleShot(True)
@@ -108,6 +109,8 @@ class SleepController(QObject):
     @Slot()
     def _reschedule(self) -> None:
         """Preferences changed: the new time (or off) takes effect at once, without a catch-up run."""
+        if self._closed:
+            return
         if self.schedule is not None:
             self.schedule.stop()
         self.schedule = None
@@ -165,6 +168,8 @@ class SleepController(QObject):
     def run_when_quiet(self) -> None:
         """A scheduled or caught-up run: never distills while the user is chatting; waits for quiet."""
         wait = self.chat_quiet_s - self.chat_quiet_for()
+        if self._closed:
+            return
         if wait > 0:
             self._waiting.start(int(min(wait, self.chat_quiet_s) * 1000) + 1)
             return
@@ -173,6 +178,8 @@ class SleepController(QObject):
 
     @Slot()
     def run_now(self) -> None:
+        if self._closed:
+            return
         if self.running:
             self.window.show_message(self.tr("Already sleeping; the report comes when it finishes."))
             return
@@ -207,6 +214,7 @@ class SleepController(QObject):
     @Slot()
     def shutdown(self) -> None:
         """Stop the schedule and a run in progress (before the model closes at quit)."""
+        self._closed = True
         self._waiting.stop()
         if self._thread is not None:
             self._thread.stop()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -111,3 +113,19 @@ def test_a_processor_without_avx2_gets_a_clear_error_instead_of_a_crash(tiny_mod
     monkeypatch.setattr(llama_module, "missing_cpu_features", lambda: ["AVX2", "FMA"])
     with pytest.raises(UnsupportedModelError, match="lacks AVX2, FMA"):
         LlamaBackend(tiny_model_path, n_ctx=256)
+
+
+def test_counting_after_close_does_not_touch_the_freed_model(tiny_model_path):
+    """llama.cpp frees the tokenizer with the model: tokenizing after close() crashed the process."""
+    code = (
+        "import sys\n"
+        "from companion.llm.llama import LlamaBackend\n"
+        "backend = LlamaBackend(sys.argv[1], n_ctx=256, n_threads=1)\n"
+        "before = backend.count_tokens('hello world')\n"
+        "backend.close()\n"
+        "print(before, backend.count_tokens('hello world'))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(tiny_model_path)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    before, after = (int(n) for n in out.stdout.split())
+    assert before > 0 and after == 3  # the estimate: 11 ASCII characters

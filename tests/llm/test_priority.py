@@ -128,3 +128,32 @@ def test_chat_takes_the_model_from_a_paused_background_generation() -> None:
     assert collect(fg.stream_chat([], GenerationOptions()))[0] == "chat reply"
     thread.join(timeout=10)
     assert out["r"][0] == LONG and shared.preemptions == 1  # type: ignore[index]
+
+
+def test_a_closed_model_is_never_asked_to_count() -> None:
+    """Background work (the sleep job) may still count tokens while the app quits: a closed model's
+    tokenizer is freed memory, so the views answer with the estimate instead."""
+    from companion.llm.base import estimate_tokens
+
+    calls: list[str] = []
+
+    class Counting(ScriptedBackend):
+        def count_tokens(self, text: str) -> int:
+            calls.append(text)
+            return super().count_tokens(text)
+
+    inner = Counting()
+    shared = SharedBackend(inner, quiet_s=0.0)
+    background, foreground = shared.background(), shared.foreground()
+    assert background.count_tokens("hello there") == inner.count_tokens("hello there")
+    calls.clear()
+    shared.close()
+    assert inner.closed
+    assert background.count_tokens("hello there") == estimate_tokens("hello there")
+    assert foreground.count_tokens("你好") == 2 and calls == []
+
+
+def test_a_borrowed_model_stays_open() -> None:
+    inner = ScriptedBackend()
+    SharedBackend(inner, owns_inner=False).close()
+    assert not inner.closed
