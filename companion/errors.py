@@ -58,14 +58,6 @@ class AmbiguousMatchError(EditError):
         self.count = count
 
 
-class SectionNotFoundError(EditError):
-    """A `## Heading` named by the caller is not in the file."""
-
-
-class SensitiveDataError(CompanionError):
-    """Text that looks like a secret (password, card number...) was refused."""
-
-
 class RefusedWriteError(CompanionError):
     """The write policy refused an entry; the message says why (a secret, an instruction in disguise...)."""
 

@@ -106,13 +106,11 @@ class DaytimeLearner:
         store: LongTermStore,
         background_backend: Callable[[], Backend | None],
         clock: Callable[[], datetime],
-        on_learned: Callable[[list[Outcome]], None] | None = None,
         after_model: Callable[[], None] | None = None,
     ) -> None:
         self.store = store
         self.background_backend = background_backend
         self.clock = clock
-        self.on_learned = on_learned
         self.after_model = after_model  # the model path replaced chat's KV cache: warm it again
         self._thread: threading.Thread | None = None
         self._view: Backend | None = None
@@ -162,7 +160,4 @@ class DaytimeLearner:
         outcomes: list[Outcome] = []
         for file in dict.fromkeys(op.file for op in ops):
             outcomes.extend(apply_file(self.store, file, [o for o in ops if o.file == file], ctx, actor="learn"))
-        changed = [o for o in outcomes if o.status in APPLIED]
-        if changed and self.on_learned is not None:
-            self.on_learned(changed)
         return outcomes

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 KINDS = ("add", "update", "supersede", "retire", "none")  # retire: mark an entry superseded, add nothing
@@ -52,13 +52,3 @@ class Outcome:
     def from_dict(cls, data: dict[str, Any]) -> "Outcome":
         op = Op(**data["op"])
         return cls(op, data["status"], data.get("reason", ""), data.get("line", ""), data.get("old_line", ""))
-
-
-@dataclass
-class Batch:
-    """Outcomes of one run (or one chunk), in order."""
-
-    outcomes: list[Outcome] = field(default_factory=list)
-
-    def count(self, status: str, file: str | None = None) -> int:
-        return sum(1 for o in self.outcomes if o.status == status and (file is None or o.op.file == file))

@@ -1,4 +1,4 @@
-"""The day-log record: one JSON object per line (format fixed in DESIGN.md)."""
+"""The day-log record: one JSON object per line (format in docs/ARCHITECTURE.md, "Record formats")."""
 
 from __future__ import annotations
 
