@@ -31,7 +31,7 @@ QUESTION_WORDS = frozenset(query_terms(
 class RankSettings:
     half_life_days: float = 30.0
     decay: str = "blend"  # none | multiply (classic, for comparison) | blend (relevance + small recency bonus)
-    recency_weight: float = 0.08  # blend: bonus for an item from today, halving every half-life
+    recency_weight: float = 0.03  # blend: bonus for an item from today, halving every half-life
     recent_query_weight: float = 0.6  # blend: the same for queries about "lately"
     hit_weight: float = 0.03  # per log(1 + times recalled before)
     entry_boost: float = 1.15  # distilled long-term entries and digests beat raw turns on equal text match
