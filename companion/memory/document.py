@@ -57,6 +57,9 @@ def split_frontmatter(raw: str) -> tuple[str, str, str]:
     return raw[:end], raw[opening.end() : closing.start()], raw[end:]
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 class _PlainYaml(yaml.SafeLoader):
     """Safe YAML without aliases: `*name` can expand a few lines into gigabytes (a "billion laughs")."""
 
@@ -74,12 +77,15 @@ def parse_meta(yaml_text: str, name: str = "file") -> dict[str, Any]:
         raise FrontmatterError(
             f"The frontmatter of {name} is over {MAX_FRONTMATTER_CHARS // 1000} kB; keep it to a few settings.", line=2
         )
+    not_utf8 = FrontmatterError(
+        f"The frontmatter of {name} holds bytes that are not valid UTF-8; open the file and retype that part."
+    )
+    if _SURROGATE.search(yaml_text):  # bytes that were not UTF-8, read with surrogateescape
+        raise not_utf8
     try:
         meta = yaml.load(yaml_text, Loader=_PlainYaml)  # noqa: S506 - a SafeLoader subclass
-    except UnicodeError as exc:  # the YAML reader encodes first; bytes that were not UTF-8 fail there
-        raise FrontmatterError(
-            f"The frontmatter of {name} holds bytes that are not valid UTF-8; open the file and retype that part."
-        ) from exc
+    except UnicodeError as exc:
+        raise not_utf8 from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + 2 if mark is not None else None

@@ -166,7 +166,7 @@ class ChatView(QScrollArea):
             self._streaming = None
         if record is not None:
             widget.record_id = record.id
-            if record.text != widget.text().strip():
+            if record.text != widget.text():  # the log keeps the reply trimmed; so does the card
                 widget.set_text(record.text)
             widget.when.setText(record.timestamp.strftime("%H:%M"))
             self._by_id[record.id] = widget

@@ -105,7 +105,7 @@ def crash_loop(target: str, root: Path, iterations: int, seconds: float, seed: i
         result.iterations += 1
         acked = _kill_during(loop.work, rng.uniform(0.0, loop.max_delay))
         loop.after_kill(acked, result)
-        ensure_home(home)  # the next start
+        ensure_home(home, clean=True)  # the next start (it holds the exclusive home lock)
         for leftover in _temp_files(home):
             result.violate(f"temp file left after restart: {leftover.name}")
         loop.check(result)
