@@ -10,7 +10,7 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 _EN_LEAD = r"^(?:(?:sorry|oops|wait|no|nope|oh|ah|hmm|my bad|sorry to confuse you)[,!.]?\s+)*"
 _EN_MEANT = re.compile(
     _EN_LEAD + r"(?:I meant(?: to say)?|I mean|it'?s actually|actually,? it'?s|actually|correction:|it is actually|make that|rather)"
-    r"\s*:?\s+(?P<x>.+?)(?:,?\s+not\s+(?P<o>[^,.!?]+?))?[.!]*$",
+    r"\s*[,:]?\s+(?P<x>.+?)(?:,?\s+not\s+(?P<o>[^,.!?]+?))?[.!]*$",
     re.I,
 )
 _EN_SAID = re.compile(
@@ -19,7 +19,7 @@ _EN_SAID = re.compile(
 _EN_NOT_TAIL = re.compile(r"^(?P<x>.+?),\s+not\s+(?P<o>[A-Z][\w'-]*(?: [A-Z][\w'-]*)*|[\w'-]+)[.!]*$")
 _ZH_NOT_IS = re.compile(r"^(?P<pre>我)?不是(?P<o>[^，,。]+)[，,]\s*(?:而)?是(?P<x>[^，,。！]+)[。！]*$")
 _ZH_WRONG = re.compile(r"^(?P<o>[^，,]+)[，,]\s*(?:不对|错了|说错了|不是)[，,]\s*(?:应该|其实)?是(?P<x>[^，,。！]+)[。！]*$")
-_ZH_LEAD = re.compile(r"^(?:我说错了|说错了|不对|更正|纠正一下|抱歉|不好意思)[，,：:。!！\s]*")
+_ZH_LEAD = re.compile(r"^(?:(?:刚才|刚刚)?(?:我)?(?:说错了|搞错了|打错了|写错了|记错了)|不对(?:不对)?|更正|纠正一下|抱歉|不好意思)[，,：:。!！\s]*")
 _ZH_TAIL = re.compile(r"^(?P<x>.+?)[，,]\s*(?:而)?不是(?P<o>[^，,。]+)[。！]*$")
 _ZH_MEANT = re.compile(r"^(?P<own>我是说|我的意思是|我想说的是)?(?:应该是|其实是|是)?(?P<x>[^，,。！]+)[。！]*$")
 _ARTICLES = {"a", "an", "the"}
@@ -61,6 +61,24 @@ def correction(sentence: str) -> Correction | None:
     return None
 
 
+_LABEL = re.compile(r"^[^:：]{1,30}[:：]|^[\u4e00-\u9fff]{1,6}?(?:叫|是)")
+
+
+def label(text: str) -> str:
+    """What an entry is about, before its value: "Sister:" of "Sister: Lea", "女儿叫" of "女儿叫豆豆"."""
+    match = _LABEL.match(text)
+    return match.group(0) if match else ""
+
+
+def swap_value(text: str, old: str) -> str | None:
+    """The entry as it read before a correction: `old` put back in place of the corrected value
+    ("对虾过敏", old "对蟹" -> "对蟹过敏"; "Sister: Leonie", old "Lea" -> "Sister: Lea")."""
+    if _CJK.search(old):
+        at = text.find(old[0])
+        return text[:at] + old + text[at + len(old):] if at >= 0 else None
+    return replace_value(text, old)
+
+
 def replace_value(clause: str, new: str, old: str | None = None) -> str:
     """`clause` with its value changed: `old` replaced by `new`, or else its last words/characters."""
     if old and old in clause:
@@ -92,6 +110,7 @@ _ZH_PAST = re.compile(r"(?:不再|已经不|早就不)(?P<a>[^，。！,.了]{2,
 _SKIP = {"my", "the", "a", "an", "to", "at", "in", "on", "job", "be", "being", "any", "more", "was", "am", "like", "really", "much", "it", "that"}
 _VERBS = {"eat", "drink", "play", "smoke", "use", "take", "watch", "read", "go", "do", "make", "have", "own", "wear", "drive", "live"}
 _ZH_FILLER = re.compile(r"^(?:当|做|很|也|都|经常|常常|还|是)+")
+_ZH_VERB = re.compile(r"^(?:喝|吃|抽|玩|看|用|开|打)(?=[\u4e00-\u9fff]{2})")
 _WORD = re.compile(r"[a-z']+")
 
 
@@ -102,7 +121,7 @@ def retired(clause: str) -> str | None:
         return None
     activity = next(g for g in match.groups() if g)
     if _CJK.search(activity):
-        activity = _ZH_FILLER.sub("", activity)
+        activity = _ZH_VERB.sub("", _ZH_FILLER.sub("", activity))
         return activity if len(activity) >= 2 else None
     keys = [w for w in _WORD.findall(activity.lower()) if w not in _SKIP and len(w) >= 3]
     things = [w for w in keys if not w.endswith("ing") and w not in _VERBS]

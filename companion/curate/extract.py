@@ -102,6 +102,8 @@ RULES: list[Rule] = [
     # instructions to the companion
     _rule(r"^(?:please,? )?(?P<x>(?:always|never|don't ever|do not ever) [^.!?]{3,120})", "USER.md", "Instructions", lambda m: _cap(_x(m))),
     _rule(r"\bfrom now on,? (?:please )?(?P<x>[^.!?]{3,120})", "USER.md", "Instructions", lambda m: _cap(_x(m))),
+    _rule(r"^(?:please,? )?(?P<x>(?:keep|be|use|answer|reply|write|talk|speak|call|stop|avoid|don't|do not|always|never)\b[^.!?]{3,100}?)"
+          r",? (?:from now on|going forward|in (?:the )?future)\b", "USER.md", "Instructions", lambda m: _cap(_x(m))),
     # persona changes (SOUL)
     _rule(r"\b(?:call yourself|your name (?:is|should be|will be)|I'?ll call you) (?P<x>[^\W\d_][\w'-]{0,30})", "SOUL.md", "Identity", lambda m: f"Name: {_x(m)}", E.NAME_SLOT),
     _rule(r"\b(?:please |can you |could you )?(?P<x>be (?:more|less) [a-z]+|(?:talk|speak|reply|answer|write) (?:more |less )?[a-z]+ly)\b", "SOUL.md", "Style", lambda m: _cap(_x(m))),
@@ -110,7 +112,7 @@ RULES: list[Rule] = [
     _rule(r"\bI(?:'m| am) (?:interested in|into|learning|studying|reading about) (?P<x>[^.!?]{2,80})", "MEMORY.md", "Topics & Interests", lambda m: f"Interested in {_x(m)}"),
     # Chinese
     _rule(r"我(?:的名字)?叫(?P<x>[\u4e00-\u9fff]{1,4}|[A-Za-z]{1,20})(?![\u4e00-\u9fffA-Za-z])", "USER.md", "Profile", lambda m: E.name_entry(_x(m)), E.NAME_SLOT, 0),
-    _rule(r"我对(?P<x>[^，。！？,.!?]{1,20})过敏", "USER.md", "Profile", lambda m: f"对{_x(m)}过敏", "", 0),
+    _rule(r"我(?:是)?对(?P<x>[^，。！？,.!?]{1,20})过敏", "USER.md", "Profile", lambda m: f"对{_x(m)}过敏", "", 0),
     _rule(r"我(?:现在)?是(?:一名|一个|一位)?(?P<x>[^，。！？,.!?]{0,8}(?:工程师|老师|教师|学生|医生|护士|程序员|设计师|律师|作家|经理|厨师|会计|研究员|翻译|记者|司机|警察|销售))", "USER.md", "Profile", lambda m: f"是{_x(m)}", "是", 0),
     _rule(r"我(?:们)?(?:已经|刚|刚刚|最近)?(?:从|由)?(?:[^，。！？,.!?]{1,12})?搬(?:到|去)了?(?P<x>[^，。！？,.!?了]{1,20})", "USER.md", "Profile", lambda m: f"住在{_x(m)}", "住在", 0),
     _rule(r"我(?P<n>从不|从来不|不)(?P<v>吃|喝|抽|开|看|用|穿|玩)(?P<x>[^，。！？,.!?]{1,20})", "USER.md", "Preferences", lambda m: f"{m.group('n')}{m.group('v')}{_x(m)}", "", 0),
@@ -217,6 +219,7 @@ _CLAUSE_EN = re.compile(
 _CLAUSE_ZH = re.compile(r"[，,；;]\s*(?:而且|并且|还有|但是|不过|可是|所以|同时)?")
 _ZH_SUBJECT = re.compile(r"^(?:我|你|他|她|它|我们|这|那|[\w]{1,4}(?:说|觉得))")
 _QUESTION = re.compile(r"[?？]\s*$")
+_POLITE = re.compile(r"^(?:could|can|would|will) you(?: please)?,?\s+(?=(?:please )?(?:keep|be|use|answer|reply|write|talk|speak|call|stop|avoid|always|never)\b)(?P<rest>.*?)\s*\?\s*$", re.I)
 MAX_STANDING_SENTENCES = 6  # a longer message is a paste, not a request about how to behave
 
 
@@ -245,6 +248,11 @@ def _rule_ops(clause: str, record: Record, standing: bool) -> list[Op]:
     return ops
 
 
+def _same_kind(a: Op, b: Op) -> bool:
+    """Two entries about the same thing: one slot ("Lives in"), or one label ("Sister:", "女儿叫")."""
+    return a.file == b.file and (bool(a.old) and a.old == b.old or bool(C.label(a.text)) and C.label(a.text) == C.label(b.text))
+
+
 class _Listener:
     """Reads one user's statements in order, remembering recent ones so a later correction finds them."""
 
@@ -270,10 +278,11 @@ class _Listener:
             new_ops = _rule_ops(C.replace_value(base[0], fix.new, fix.old if base[0] != fix.old else None), record, self.standing)
         result = []
         for op in new_ops:
-            old = next((o.text for o in (base[1] if base else []) if o.file == op.file and o.text != op.text), "")
+            said_wrong = base is not None and base[0] == fix.old  # "I said my sister is Lea, but ..."
+            old = next((o.text for o in (base[1] if base else []) if o.text != op.text and (_same_kind(o, op) or said_wrong and o.file == op.file)), "")
             if not old and fix.old and not _rule_ops(fix.old, record, self.standing):
-                old = C.replace_value(op.text, fix.old)
-            result.append(Op("update", op.file, op.section, op.text, op.sources, old=old or op.old, origin="rule"))
+                old = C.swap_value(op.text, fix.old) or ""
+            result.append(Op("update", op.file, op.section, op.text, op.sources, old=old or op.old or C.label(op.text), origin="rule"))
         if result:
             self.recent.append((fix.new, result))
         elif fix.old and base is None:  # "I said Tuesday but it's Wednesday": keep the correction itself
@@ -288,6 +297,7 @@ class _Listener:
         mocking = listen.sarcastic(text)
         ops: list[Op] = []
         for sentence in said:
+            sentence = _POLITE.sub(lambda m: m.group("rest"), sentence)  # "Could you please keep it short?" asks for something
             if _QUESTION.search(sentence) or listen.sarcastic(sentence):
                 continue
             ops.extend(self._sentence(sentence, record))

@@ -21,14 +21,15 @@ SARCASM = re.compile(
     r"\b(?:oh,? (?:great|sure|joy|wonderful|fantastic|perfect|brilliant|lovely|yay)|yeah,? right|just love(?:s)? (?:it )?when"
     r"|just what i needed|sure,? because|as if|thanks a lot|how fantastic|what a joy|my favou?rite thing|totally my favou?rite"
     r"|nothing i love more|because that'?s (?:so )?fun|love (?:waiting|being stuck|getting stuck|sitting in)|i just adore (?:waiting|being)"
-    r"|said no one ever|best day ever|/s|wow,? i (?:just |really )?love)\b|\bnot\.\s*$|🙄|😒|（并不）|\(并不\)|呵呵|真是太好了呢|可真行|好棒棒|我可太喜欢.{0,10}了呢|真是.{0,6}呢",
+    r"|said no one ever|best day ever|/s|wow,? i (?:just |really )?love|i love how|oh yeah,|so much fun[.!]*$"
+    r"|(?:love|enjoy|adore|like)\s+(?:\w+\s+){0,3}(?:being stuck|stuck|waiting|being put on hold|on hold|delayed|cancel+ed|crash\w*|traffic jams?|queues?|taxes|overtime|being yelled at))\b|\bnot\.\s*$|🙄|😒|（并不）|\(并不\)|呵呵|真是太好了呢|可真行|好棒棒|我可太喜欢.{0,10}了呢|真是.{0,6}呢|喜欢(?:加班|堵车|排队|被.{0,4}骂|挨骂)",
     re.I,
 )
 HYPOTHETICAL = re.compile(
     r"\b(?:if i (?:had|were|was|could|lived|won|didn'?t|got|ever)|i would(?! like you)|i'?d (?:love|like|want|probably|definitely)(?! you)"
     r"|someday|some day|one day i|i wish|wish i|if only|dream(?:s|ing)? (?:of|about)|would love to|hope to|i hope i"
     r"|i want to (?:\w+ ){0,6}(?:someday|one day|eventually)|in another life|imagine if)\b"
-    r"|如果|要是|假如|假设|有一天|总有一天|有朝一日|我希望|希望有|我想要|梦想|但愿|要能|的话",
+    r"|如果|要是|假如|假设|有一天|总有一天|有朝一日|希望|我想要|真想|好想|多想|梦想|但愿|要能|的话|等我",
     re.I,
 )
 PAST = re.compile(
