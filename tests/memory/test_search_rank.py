@@ -128,3 +128,14 @@ def test_the_name_that_leads_a_question_names_its_speaker():
     assert speaker("What did Priya say?") == "user"  # the given name is enough
     assert speaker("What did Nair say?") == ""
     assert speaker("Where is the bakery?") == ""
+
+
+def test_names_and_times_are_searched_when_nothing_else_matches(home):
+    write_days(home, {date(2024, 1, 1): ["Hey Anna, lovely to see you again!", "The garden is full of snowdrops"]})
+    index = open_index(home)
+    names = {"user": "Anna"}
+    found = search(index, SearchQuery("What does Anna have in common?", names=names, today=date(2024, 1, 2)))
+    assert [h.item.text for h in found] == ["Hey Anna, lovely to see you again!"]
+    # with a word that matches, the name only picks the speaker
+    found = search(index, SearchQuery("What did Anna say about the garden?", names=names, today=date(2024, 1, 2)))
+    assert [h.item.text for h in found] == ["The garden is full of snowdrops"]

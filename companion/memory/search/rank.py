@@ -140,10 +140,21 @@ def search(index: SearchIndex, query: SearchQuery, settings: RankSettings | None
     aside = {t for name in query.names.values() for t in query_terms(name)} | set(query_terms(" ".join(query.time_words)))
     if settings.question_words:
         aside |= QUESTION_WORDS
-    terms = [t for t in terms if t not in aside] or terms
-    terms, require_all = expand_terms(index, terms, settings)
+    content = [t for t in terms if t not in aside]
+    candidates, searched = _match(index, content or terms, query, settings)
+    if not candidates and content and len(content) < len(terms):
+        candidates, searched = _match(index, terms, query, settings)  # nothing else matched: names and times do
+    scored = score_candidates(candidates, query, settings, speaker)
+    if query.neighbours and settings.neighbour_weight > 0 and (not query.kinds or "turn" in query.kinds):
+        scored = with_neighbours(index, scored, query, settings)
+    return diversify(scored, query.k, settings.same_day_penalty, searched)
+
+
+def _match(index: SearchIndex, terms: list[str], query: SearchQuery, settings: RankSettings) -> tuple[list[Candidate], list[str]]:
+    """Candidates for these query terms (expanded), and the terms searched."""
+    expanded, require_all = expand_terms(index, terms, settings)
     candidates = index.match(
-        dict.fromkeys(terms, 1.0),
+        dict.fromkeys(expanded, 1.0),
         require_all=require_all,
         kinds=query.kinds or None,
         since=query.since.isoformat() if query.since else None,
@@ -152,10 +163,7 @@ def search(index: SearchIndex, query: SearchQuery, settings: RankSettings | None
         exclude=query.exclude,
         score_cap=settings.score_cap,
     )
-    scored = score_candidates(candidates, query, settings, speaker)
-    if query.neighbours and settings.neighbour_weight > 0 and (not query.kinds or "turn" in query.kinds):
-        scored = with_neighbours(index, scored, query, settings)
-    return diversify(scored, query.k, settings.same_day_penalty, terms)
+    return candidates, expanded
 
 
 def named_speaker(terms: list[str], names: dict[str, str]) -> str:
