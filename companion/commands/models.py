@@ -10,7 +10,7 @@ from typing import Any, TextIO
 
 from companion.errors import CompanionError, DownloadCancelled
 from companion.llm import hardware
-from companion.llm.catalog import CURATED
+from companion.llm.catalog import CURATED, recommend
 from companion.llm.download import Downloader
 from companion.llm.gguf import read_gguf
 from companion.llm.library import ModelLibrary, format_bytes
@@ -128,8 +128,10 @@ def run_use(args: argparse.Namespace) -> int:
 
 def run_download(args: argparse.Namespace) -> int:
     if args.list or not args.repo:
+        best = recommend(hardware.detect())
         for number, model in enumerate(CURATED, 1):
-            print(f"{number:>2}. {model.describe()}\n    companion models download {model.repo_id} {model.filename}")
+            mark = "  <- the best fit for this computer" if model == best else ""
+            print(f"{number:>2}. {model.describe()}{mark}\n    companion models download {model.repo_id} {model.filename}")
         return 0
     repo, filename = args.repo, args.file
     if repo.isdigit() and not filename:

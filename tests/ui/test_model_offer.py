@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import threading
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -152,3 +153,23 @@ def test_a_file_llama_cpp_cannot_run_is_not_switched_to(
     qtbot.mouseClick(offer.primary, Qt.MouseButton.LeftButton)
     assert offer.state == model_offer.READY and "cannot run" in offer.body.text()
     assert window.settings.model.path == "" and window.backend is not None and window.backend.info is scripted.info
+
+
+def test_a_model_that_fails_to_load_leaves_the_built_in_one_in_use(
+    make_window: Callable[..., MainWindow], scripted: Any, home: Home, tiny_model_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    wanted = by_key("llama-3.2-1b")
+    assert wanted is not None
+    home.models.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(tiny_model_path, home.models / wanted.filename)
+    window = make_window(scripted)
+    reloads: list[str] = []
+    monkeypatch.setattr(window, "reload_model", lambda: reloads.append(window.settings.model.path))
+    offer = model_offer.install(window, caps=SMALL_MACHINE, chinese=False)
+    assert offer is not None
+    offer.use_model()
+    assert offer.state == model_offer.SWITCHING and reloads == [str(home.models / wanted.filename)]
+    window.model_failed.emit("not enough memory")  # what the window reports when the load fails
+    assert offer.state == model_offer.READY and "not enough memory" in offer.body.text()
+    assert reloads[-1] == "" and load_settings(home.settings_file).model.path == ""
