@@ -138,17 +138,17 @@ def _in_year(m: re.Match[str], today: date) -> Span | None:
     return date(int(m["y"]), 1, 1), date(int(m["y"]), 12, 31)
 
 
-@_query(r"\bday before yesterday\b")
+@_query(r"\bday before yesterday\b|前天")
 def _before_yesterday(m: re.Match[str], today: date) -> Span | None:
     return _single(today - timedelta(days=2))
 
 
-@_query(r"\b(?:yesterday|last night)\b")
+@_query(r"\b(?:yesterday|last night)\b|昨天|昨晚")
 def _yesterday(m: re.Match[str], today: date) -> Span | None:
     return _single(today - timedelta(days=1))
 
 
-@_query(r"\b(?:today|tonight|this morning|this afternoon|this evening)\b")
+@_query(r"\b(?:today|tonight|this morning|this afternoon|this evening)\b|今天|今晚|今早")
 def _today(m: re.Match[str], today: date) -> Span | None:
     return _single(today)
 
@@ -159,17 +159,17 @@ def _last_weekend(m: re.Match[str], today: date) -> Span | None:
     return saturday, saturday + timedelta(days=1)
 
 
-@_query(r"\b(?:last|previous) week\b|\ba week ago\b")
+@_query(r"\b(?:last|previous) week\b|\ba week ago\b|上(?:个)?(?:周|星期|礼拜)")
 def _last_week(m: re.Match[str], today: date) -> Span | None:
     return _week_of(today - timedelta(days=7))
 
 
-@_query(r"\bthis week\b")
+@_query(r"\bthis week\b|(?:这|本)(?:个)?(?:周|星期|礼拜)")
 def _this_week(m: re.Match[str], today: date) -> Span | None:
     return _week_of(today)[0], today
 
 
-@_query(r"\b(?:last|previous) month\b|\ba month ago\b")
+@_query(r"\b(?:last|previous) month\b|\ba month ago\b|上(?:个)?月")
 def _last_month(m: re.Match[str], today: date) -> Span | None:
     return _month_range(today.year - (today.month == 1), (today.month - 2) % 12 + 1)
 
@@ -179,7 +179,7 @@ def _this_month(m: re.Match[str], today: date) -> Span | None:
     return date(today.year, today.month, 1), today
 
 
-@_query(r"\blast year\b|\ba year ago\b")
+@_query(r"\blast year\b|\ba year ago\b|去年")
 def _last_year(m: re.Match[str], today: date) -> Span | None:
     return date(today.year - 1, 1, 1), date(today.year - 1, 12, 31)
 
@@ -216,41 +216,6 @@ def _zh_month(m: re.Match[str], today: date) -> Span | None:
     return _month_range(year, month)
 
 
-@_query("前天", 0)
-def _zh_before_yesterday(m: re.Match[str], today: date) -> Span | None:
-    return _single(today - timedelta(days=2))
-
-
-@_query("昨天|昨晚", 0)
-def _zh_yesterday(m: re.Match[str], today: date) -> Span | None:
-    return _single(today - timedelta(days=1))
-
-
-@_query("今天|今晚|今早", 0)
-def _zh_today(m: re.Match[str], today: date) -> Span | None:
-    return _single(today)
-
-
-@_query("上(?:个)?(?:周|星期|礼拜)", 0)
-def _zh_last_week(m: re.Match[str], today: date) -> Span | None:
-    return _week_of(today - timedelta(days=7))
-
-
-@_query("(?:这|本)(?:个)?(?:周|星期|礼拜)", 0)
-def _zh_this_week(m: re.Match[str], today: date) -> Span | None:
-    return _week_of(today)[0], today
-
-
-@_query("上(?:个)?月", 0)
-def _zh_last_month(m: re.Match[str], today: date) -> Span | None:
-    return _last_month(m, today)
-
-
-@_query("去年", 0)
-def _zh_last_year(m: re.Match[str], today: date) -> Span | None:
-    return _last_year(m, today)
-
-
 _AROUND = re.compile(
     r"\b(?:on |in )?the (?P<which>day|week) (?P<rel>before|after) (?P<event>(?:my|our|the|his|her|their) [\w' -]+?)"
     r"(?=[?.!,]|$)|在?(?P<zh_event>[^，。？！?,.\s]{2,12}?)的?(?P<zh_rel>前一天|后一天|前一周|后一周)",
@@ -271,8 +236,8 @@ def query_time(text: str, today: date) -> QueryTime | None:
         else:
             offset = {"前一天": -1, "后一天": 1, "前一周": -7, "后一周": 7}[around["zh_rel"]]
             event = around["zh_event"]
-        words = tuple(w for w in around.group(0).replace(event, " ").split() if w)
-        return QueryTime(today, today, words, event.strip(), offset)
+        said = tuple(w for w in around.group(0).replace(event, " ").split() if w)
+        return QueryTime(today, today, said, event.strip(), offset)
     spans: list[Span] = []
     words: list[str] = []
     taken: list[tuple[int, int]] = []
