@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import signal
 import statistics
 import subprocess
 import sys
@@ -29,7 +30,7 @@ FILLER = (
     "They live in a small town near the sea and work as a teacher. "
 ) * 6
 N_CTX = 1024
-ROUND_CAP_S = 20.0  # a collapsed generation is cut off here (its rate is what it reached)
+ROUND_CAP_S = 20.0  # a collapsed decode is cut off this long after its first token (its rate is what it reached)
 
 
 def _spin(deadline: float) -> None:
@@ -37,10 +38,10 @@ def _spin(deadline: float) -> None:
         pass
 
 
-def _messages(round_no: int) -> list[dict[str, str]]:
-    # A different first line each round: nothing is reused from the previous prompt.
+def _messages(serial: int) -> list[dict[str, str]]:
+    # A different first line each time: nothing is reused from the previous prompt.
     return [
-        {"role": "system", "content": f"Session {round_no}. You are a kind assistant. What you know: {FILLER}"},
+        {"role": "system", "content": f"Session {serial}. You are a kind assistant. What you know: {FILLER}"},
         {"role": "user", "content": "Tell me a short story about a lighthouse keeper."},
     ]
 
@@ -55,7 +56,7 @@ def _measure(stream_pieces, tokens: int) -> tuple[float, float, int]:  # noqa: A
         now = time.perf_counter()
         if first is None:
             first = now
-        if now - start > ROUND_CAP_S:
+        if now - first > ROUND_CAP_S:
             break
     end = time.perf_counter()
     first = first or end
@@ -65,22 +66,21 @@ def _measure(stream_pieces, tokens: int) -> tuple[float, float, int]:  # noqa: A
 
 def worker(impl: str, tokens: int, model: Path) -> None:
     """Load once, then measure one fresh-prompt generation per line read from stdin; one JSON line back each."""
-    threads: list[int] = []
     if impl == "app":
         from companion.llm.base import GenerationOptions
         from companion.llm.llama import LlamaBackend
 
         backend = LlamaBackend(model, n_ctx=N_CTX)
 
-        def make(round_no: int):  # noqa: ANN202
+        def make(serial: int):  # noqa: ANN202
             def pieces(n: int):  # noqa: ANN202
-                for chunk in backend.stream_chat(_messages(round_no), GenerationOptions(max_tokens=n, temperature=0.0)):
+                for chunk in backend.stream_chat(_messages(serial), GenerationOptions(max_tokens=n, temperature=0.0)):
                     if chunk.text:
                         yield chunk.text
-                threads.append(backend._threads)
             return pieces
 
         close = backend.close
+        threads = lambda: backend._threads  # noqa: E731
     else:
         import llama_cpp
 
@@ -89,22 +89,21 @@ def worker(impl: str, tokens: int, model: Path) -> None:
         extra = {} if impl == "raw-default" else {"n_threads": physical_cores(), "n_threads_batch": physical_cores()}
         llm = llama_cpp.Llama(model_path=str(model), n_ctx=N_CTX, verbose=False, **extra)
 
-        def make(round_no: int):  # noqa: ANN202
+        def make(serial: int):  # noqa: ANN202
             def pieces(n: int):  # noqa: ANN202
-                for event in llm.create_chat_completion(messages=_messages(round_no), max_tokens=n, temperature=0.0, stream=True):
+                for event in llm.create_chat_completion(messages=_messages(serial), max_tokens=n, temperature=0.0, stream=True):
                     piece = event["choices"][0]["delta"].get("content")
                     if piece:
                         yield piece
-                threads.append(llm.n_threads)
             return pieces
 
         close = llm.close
+        threads = lambda: llm.n_threads  # noqa: E731
     _measure(make(-1), 4)  # warm-up: page the weights in
     print(json.dumps({"ready": True}), flush=True)
-    for line in sys.stdin:
-        round_no = int(line)
-        ttft, rate, count = _measure(make(round_no), tokens)
-        print(json.dumps({"ttft": ttft, "rate": rate, "tokens": count, "threads": threads[-1] if threads else 0}), flush=True)
+    for serial, _line in enumerate(sys.stdin):
+        ttft, rate, count = _measure(make(serial), tokens)
+        print(json.dumps({"ttft": ttft, "rate": rate, "tokens": count, "threads": threads()}), flush=True)
     close()
 
 
@@ -124,9 +123,9 @@ class Worker:
             raise RuntimeError(f"the {self.impl} worker stopped")
         return json.loads(line)
 
-    def measure(self, round_no: int) -> dict[str, object]:
+    def measure(self) -> dict[str, object]:
         assert self.process.stdin is not None
-        self.process.stdin.write(f"{round_no}\n")
+        self.process.stdin.write("go\n")
         self.process.stdin.flush()
         return self._read()
 
@@ -155,6 +154,25 @@ def stop_busy(spinners: list[multiprocessing.Process]) -> None:
         process.join()
 
 
+def piped_chat_seconds() -> float:
+    """Wall time of the piped `companion chat` exchange that tests/test_cli_chat.py runs (same settings)."""
+    import os
+    import tempfile
+
+    from companion.paths import Home
+    from companion.settings import Settings, save_settings
+
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings()
+        settings.model.max_reply_tokens = 12
+        save_settings(Home(Path(tmp) / "h").settings_file, settings)
+        env = {**os.environ, "COMPANION_HOME": str(Path(tmp) / "h"), "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "companion", "chat", "--ctx", "2048"], env=env, capture_output=True, timeout=900,
+                       input="Hello! My name is Ana.\nremember that I like green tea\n/quit\n", text=True, check=True)
+        return time.perf_counter() - started
+
+
 def load_line() -> str:
     import psutil
 
@@ -172,6 +190,7 @@ def main() -> None:
     parser.add_argument("--busy-seconds", type=float, default=120.0, help="busy processes stop on their own after this")
     parser.add_argument("--model", type=Path, default=None, help="GGUF (default: the embedded model)")
     parser.add_argument("--only", choices=IMPLS, action="append", help="measure only these (repeatable)")
+    parser.add_argument("--chat-rounds", type=int, default=2, help="piped `companion chat` runs per condition (0: none)")
     parser.add_argument("--worker", choices=IMPLS, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.model is None:
@@ -187,9 +206,11 @@ def main() -> None:
     print(f"model {args.model.name}, n_ctx {N_CTX}, {args.tokens} tokens x {args.rounds} rounds, "
           f"{psutil.cpu_count(logical=False)} physical / {psutil.cpu_count()} logical cores, busy processes: {args.busy}")
     print(f"before: {load_line()}")
-    workers = [Worker(impl, args) for impl in impls]
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # still stop the busy processes and workers
+    workers: list[Worker] = []
     results: dict[tuple[str, str], list[dict[str, object]]] = {}
     try:
+        workers.extend(Worker(impl, args) for impl in impls)
         # Rounds interleave conditions and implementations (rotating who goes first) so that
         # changes in the rest of the machine's load hit all of them alike.
         for round_no in range(args.rounds):
@@ -200,7 +221,7 @@ def main() -> None:
                         time.sleep(1.0)
                     order = workers[round_no % len(workers):] + workers[:round_no % len(workers)]
                     for w in order:
-                        result = w.measure(round_no)
+                        result = w.measure()
                         results.setdefault((condition, w.impl), []).append(result)
                         print(f"  round {round_no} {condition:5} {w.impl:12} threads {result['threads']}  "
                               f"TTFT {float(result['ttft']) * 1000:7.0f} ms  decode {float(result['rate']):6.1f} tok/s")
@@ -209,6 +230,15 @@ def main() -> None:
     finally:
         for w in workers:
             w.close()
+    chat: dict[str, list[float]] = {}
+    for round_no in range(args.chat_rounds):
+        for condition in ("quiet", "busy") if round_no % 2 == 0 else ("busy", "quiet"):
+            spinners = start_busy(args.busy, args.busy_seconds) if condition == "busy" else []
+            try:
+                chat.setdefault(condition, []).append(piped_chat_seconds())
+                print(f"  round {round_no} {condition:5} piped chat {chat[condition][-1]:6.1f} s")
+            finally:
+                stop_busy(spinners)
     print(f"after: {load_line()}")
     print("medians                       quiet                     busy            busy/quiet (app goal: decode >= 0.50, TTFT <= 3.0)")
     for impl in impls:
@@ -219,6 +249,9 @@ def main() -> None:
         (qt, qr), (bt, br) = row
         print(f"  {impl:12} TTFT {qt * 1000:6.0f} ms {qr:6.1f} tok/s   TTFT {bt * 1000:6.0f} ms {br:6.1f} tok/s   "
               f"decode {br / max(qr, 1e-9):5.2f}x  TTFT {bt / max(qt, 1e-9):5.2f}x")
+    if chat:
+        quiet, busy = statistics.median(chat["quiet"]), statistics.median(chat["busy"])
+        print(f"  piped chat   quiet {quiet:6.1f} s   busy {busy:6.1f} s   ratio {busy / quiet:5.2f}x")
 
 
 if __name__ == "__main__":

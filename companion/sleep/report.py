@@ -20,7 +20,7 @@ from companion.sleep.distill import ModelStats
 log = logging.getLogger(__name__)
 
 REPORT_VERSION = 1
-COST_LABELS = {"check": "model check", "digests": "digests"}
+COST_LABELS = {"check": "Model check", "digests": "Digests"}
 
 
 @dataclass
@@ -110,7 +110,7 @@ class SleepReport:
                 f"{row['prompt_tokens']} prompt + {row['generated_tokens']} generated tokens{invalid}"
             )
         if "seconds_total" in self.stats:
-            lines.append(f"whole run: {self.stats['seconds_total']:.1f} s")
+            lines.append(f"Whole run: {self.stats['seconds_total']:.1f} s")
         return lines
 
     def to_dict(self) -> dict[str, Any]:

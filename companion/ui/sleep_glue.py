@@ -282,6 +282,11 @@ class ReportDialog(QDialog):
         self.refused = QLabel()
         self.refused.setWordWrap(True)
         layout.addWidget(self.refused)
+        self.cost = QLabel("\n".join(report.notes + report.cost_lines()))  # how the night ran and what it cost
+        self.cost.setObjectName("sleepCost")
+        self.cost.setWordWrap(True)
+        self.cost.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.cost)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         self.undo_button = QPushButton(self.tr("Undo this"))
         self.undo_all_button = QPushButton(self.tr("Undo all"))

@@ -29,7 +29,7 @@ def test_a_model_on_the_too_weak_list_is_not_asked_at_all(home: Home, writer: Wr
     assert report.notes == ["Rules only: SmolLM2 135M Instruct is too small to distill memory reliably."]
     assert "Allergic to shellfish" in (home.memory / "USER.md").read_text(encoding="utf-8")  # the rules did the work
     rendered = report.render()
-    assert "## Cost\n- Rules only: SmolLM2 135M Instruct is too small" in rendered and "whole run:" in rendered
+    assert "## Cost\n- Rules only: SmolLM2 135M Instruct is too small" in rendered and "Whole run:" in rendered
     assert ReportStore(home).load(report.id).notes == report.notes
 
 
@@ -56,7 +56,7 @@ def test_a_model_that_passes_gets_the_night_and_the_cost_per_file_is_reported(ho
     assert per_file["USER.md"]["calls"] == 1 and per_file["USER.md"]["prompt_tokens"] > 50
     assert report.stats["calls"] == 4 and report.stats["seconds_total"] >= report.stats["seconds"]
     rendered = report.render()
-    assert "- USER.md: " in rendered and " prompt + " in rendered and "- model check: " in rendered
+    assert "- USER.md: " in rendered and " prompt + " in rendered and "- Model check: " in rendered
 
 
 def test_no_conversation_no_probe(home: Home, writer: Writer) -> None:

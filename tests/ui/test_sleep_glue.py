@@ -245,3 +245,19 @@ def test_quitting_stops_a_run_before_the_model_closes(qtbot, make, log_day) -> N
     assert not controller.running
     window.session.close_model()
     assert backend.closed
+
+
+def test_report_dialog_says_how_the_night_ran_and_what_it_cost(qtbot, home: Home) -> None:  # type: ignore[no-untyped-def]
+    from companion.sleep.distill import ModelStats
+    from companion.sleep.report import SleepReport, cost_summary
+
+    report = SleepReport("r1", "2024-05-15T03:00:00", notes=["Rules only: Tiny is too small to distill memory reliably."])
+    report.stats = cost_summary({"USER.md": ModelStats(calls=2, prompt_tokens=900, generated_tokens=120, seconds=4.2)}, 5.0)
+    dialog = ReportDialog(report, LongTermStore(home), ReportStore(home))
+    qtbot.addWidget(dialog)
+    text = dialog.cost.text()
+    assert text.splitlines() == [
+        "Rules only: Tiny is too small to distill memory reliably.",
+        "USER.md: 4.2 s, 2 model calls, 900 prompt + 120 generated tokens",
+        "Whole run: 5.0 s",
+    ]
