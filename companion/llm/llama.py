@@ -27,10 +27,10 @@ llama_log = logging.getLogger("companion.llama_cpp")
 _SPECIAL = re.compile(r"<(\|[^|<>\s]{1,40}\|)>|<(/?s)>|<((?:start|end)_of_turn)>|\[(/?INST)\]")
 _ZWSP = "\u200b"
 _CALLBACK: Any = None
-# llama.cpp's OpenMP workers spin between operations before they sleep (libgomp: 300,000 rounds).
+# llama.cpp's OpenMP workers spin between operations before they sleep (libgomp: 300,000 rounds, libomp: 200 ms).
 # When a core is taken by another program, spinning burns the time slice the late thread needs;
 # a short spin keeps a quiet machine's speed. Read once, when llama.cpp loads; the user's setting wins.
-SPIN_ENV = {"GOMP_SPINCOUNT": "10000", "KMP_BLOCKTIME": "0"}
+SPIN_ENV = {"GOMP_SPINCOUNT": "10000", "KMP_BLOCKTIME": "1"}
 RETUNE_S = 1.0  # how often a long generation looks at the load again
 
 

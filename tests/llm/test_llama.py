@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -10,7 +11,7 @@ import pytest
 
 from companion.errors import NotAGGUFError, UnsupportedModelError
 from companion.llm.base import Backend, GenerationOptions, collect
-from companion.llm.llama import LlamaBackend, neutralize_special_tokens
+from companion.llm.llama import SPIN_ENV, LlamaBackend, neutralize_special_tokens
 
 pytestmark = pytest.mark.model
 
@@ -129,3 +130,29 @@ def test_counting_after_close_does_not_touch_the_freed_model(tiny_model_path):
     assert out.returncode == 0, out.stderr[-2000:]
     before, after = (int(n) for n in out.stdout.split())
     assert before > 0 and after == 3  # the estimate: 11 ASCII characters
+
+
+def test_threads_follow_the_free_cores_and_background_gets_one(tiny_backend, monkeypatch):
+    import llama_cpp
+
+    ctx = tiny_backend._llm.ctx
+    monkeypatch.setattr(tiny_backend, "max_threads", 2)
+    monkeypatch.setattr(tiny_backend._load, "others_busy", lambda: 0.0)  # a quiet machine
+    collect(tiny_backend.stream_chat(MESSAGES, GenerationOptions(max_tokens=2, temperature=0.0)))
+    assert llama_cpp.llama_n_threads(ctx) == llama_cpp.llama_n_threads_batch(ctx) == 2
+    monkeypatch.setattr(tiny_backend._load, "others_busy", lambda: 2.0)  # two other programs on both cores
+    collect(tiny_backend.stream_chat(MESSAGES, GenerationOptions(max_tokens=2, temperature=0.0)))
+    assert llama_cpp.llama_n_threads(ctx) == llama_cpp.llama_n_threads_batch(ctx) == 1
+    monkeypatch.setattr(tiny_backend._load, "others_busy", lambda: 0.0)
+    collect(tiny_backend.stream_chat(MESSAGES, GenerationOptions(max_tokens=2, temperature=0.0, background=True)))
+    assert llama_cpp.llama_n_threads(ctx) == 1  # background work never takes more than one core
+
+
+def test_spin_wait_is_shortened_before_llama_cpp_loads_unless_the_user_set_it():
+    code = "from companion.llm.llama import gpu_offload_supported; gpu_offload_supported(); import os; print(os.environ['GOMP_SPINCOUNT'])"
+    env = {k: v for k, v in os.environ.items() if k != "GOMP_SPINCOUNT"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120, check=True)
+    assert out.stdout.strip() == SPIN_ENV["GOMP_SPINCOUNT"]
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**env, "GOMP_SPINCOUNT": "7"},
+                         timeout=120, check=True)
+    assert out.stdout.strip() == "7"
