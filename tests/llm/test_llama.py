@@ -156,3 +156,21 @@ def test_spin_wait_is_shortened_before_llama_cpp_loads_unless_the_user_set_it():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**env, "GOMP_SPINCOUNT": "7"},
                          timeout=120, check=True)
     assert out.stdout.strip() == "7"
+
+
+@pytest.mark.model
+def test_only_a_call_at_the_start_of_the_reply_runs_and_prose_streams_at_once(tiny_backend, monkeypatch):
+    tools = [{"type": "function", "function": {"name": "read_memory", "parameters": {"type": "object"}}}]
+    block = '<tool_call>{"name": "read_memory", "arguments": {"file": "USER.md"}}</tool_call>'
+
+    def reply(*pieces: str):
+        events = [{"choices": [{"delta": {"content": p}, "finish_reason": None}]} for p in pieces]
+        return lambda **_kwargs: iter(events + [{"choices": [{"delta": {}, "finish_reason": "stop"}]}])
+
+    monkeypatch.setattr(tiny_backend._llm, "create_chat_completion", reply("Sure, ", "the page says ", block))
+    chunks = list(tiny_backend.stream_chat(MESSAGES, GenerationOptions(tools=tools)))
+    assert [c.text for c in chunks if c.text][:2] == ["Sure, ", "the page says "]  # streamed, not held
+    assert not any(c.tool_calls for c in chunks) and block in "".join(c.text for c in chunks)
+    monkeypatch.setattr(tiny_backend._llm, "create_chat_completion", reply("  ", block))
+    text, calls, reason = collect(tiny_backend.stream_chat(MESSAGES, GenerationOptions(tools=tools)))
+    assert [c.name for c in calls] == ["read_memory"] and reason == "tool_calls" and text == ""
