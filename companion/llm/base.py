@@ -55,7 +55,10 @@ class ModelInfo:
 class Backend(Protocol):
     """What the agent and the sleep job need from a model."""
 
-    info: ModelInfo
+    @property
+    def info(self) -> ModelInfo:
+        """What the model is (read-only: views of a shared model pass on their model's)."""
+        ...
 
     def stream_chat(self, messages: list[Message], options: GenerationOptions) -> Iterator[Chunk]:
         """Yield the reply as it is generated; stops early (finish_reason 'cancelled') after cancel()."""
