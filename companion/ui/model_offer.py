@@ -4,6 +4,7 @@ in the background, and switch to it with one click."""
 from __future__ import annotations
 
 import html
+import math
 import time
 from pathlib import Path
 from typing import Callable
@@ -41,6 +42,17 @@ def good_for(model: CuratedModel) -> str:
     return QCoreApplication.translate("Catalog", model.good_for)
 
 
+def describe_model(model: CuratedModel) -> str:
+    """One line for a list of models: name, download size, RAM, good for (in the interface language)."""
+    return (QCoreApplication.translate("Catalog", "%1: %2 GB download, needs about %3 GB RAM. %4")
+            .replace("%1", model.label).replace("%2", f"{model.size_gb:.1f}")
+            .replace("%3", str(math.ceil(model.ram_gb))).replace("%4", good_for(model)))
+
+
+def chinese_system() -> bool:
+    return QLocale.system().language() == QLocale.Language.Chinese
+
+
 def should_offer(window: WindowAPI) -> bool:
     """Only while the built-in model is in use and the user has not said no."""
     model = window.settings.model
@@ -52,7 +64,7 @@ def install(window: WindowAPI, caps: Capabilities | None = None, chinese: bool |
     if not should_offer(window):
         return None
     if chinese is None:
-        chinese = QLocale.system().language() == QLocale.Language.Chinese
+        chinese = chinese_system()
     model = recommend(caps or hardware.detect(), chinese)
     if model is None:
         return None

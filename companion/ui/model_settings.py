@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 from companion.errors import CompanionError
 from companion.llm import hardware
 from companion.llm.apikeys import KeyStore
-from companion.llm.catalog import CURATED
+from companion.llm.catalog import CURATED, recommend
 from companion.llm.download import Downloader
 from companion.llm.gguf import read_gguf
 from companion.llm.hardware import GPU_LAYERS_ALL, GPU_LAYERS_AUTO, Capabilities
@@ -43,6 +43,7 @@ from companion.llm.library import ModelEntry, ModelLibrary
 from companion.settings import save_settings
 from companion.ui.extensions import WindowAPI
 from companion.ui.jobs import BackgroundJob
+from companion.ui.model_offer import chinese_system, describe_model
 
 log = logging.getLogger(__name__)
 COLUMNS = ("", "Name", "Architecture", "Parameters", "Quantization", "Size", "Context", "Template", "Status")
@@ -147,9 +148,16 @@ class ModelDialog(QDialog):
         self.download_box = QGroupBox(self.tr("Download from Hugging Face"))
         form = QFormLayout(self.download_box)
         self.curated = QComboBox()
+        self.curated.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.curated.setMinimumContentsLength(50)  # long descriptions must not widen the dialog
+        best = recommend(self.caps, chinese_system())
         for model in CURATED:
-            self.curated.addItem(model.describe(), model)
+            text = describe_model(model)
+            if model == best:
+                text = self.tr("Recommended for this computer: %1").replace("%1", text)
+            self.curated.addItem(text, model)
         self.curated.addItem(self.tr("Other: enter a repository and a file name"), None)
+        self.curated.setCurrentIndex(CURATED.index(best) if best is not None else 0)
         self.curated.currentIndexChanged.connect(self._curated_chosen)
         form.addRow(self.tr("Model:"), self.curated)
         self.repo_edit = QLineEdit()
@@ -170,7 +178,7 @@ class ModelDialog(QDialog):
         row.addWidget(self.download_button)
         row.addWidget(self.cancel_button)
         form.addRow(row)
-        self._curated_chosen(0)
+        self._curated_chosen(self.curated.currentIndex())
         return self.download_box
 
     def _build_performance(self) -> QWidget:

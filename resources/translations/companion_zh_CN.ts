@@ -923,6 +923,10 @@ You can still read the conversation and edit your memory. Choose another model f
       <source>Downloaded {name}; the Hub sent no checksum, so only its size and header were checked.</source>
       <translation>已下载 {name}；Hub 没有提供校验和，因此只检查了文件大小和文件头。</translation>
     </message>
+    <message>
+      <source>Recommended for this computer: %1</source>
+      <translation>推荐这台电脑使用：%1</translation>
+    </message>
   </context>
   <context>
     <name>ReportDialog</name>
@@ -1262,6 +1266,10 @@ You can still read the conversation and edit your memory. Choose another model f
     <message>
       <source>A larger model for Chinese and English; best with a GPU or 16 GB RAM.</source>
       <translation>较大的中英文模型；最好有 GPU 或 16 GB 内存。</translation>
+    </message>
+    <message>
+      <source>%1: %2 GB download, needs about %3 GB RAM. %4</source>
+      <translation>%1：下载 %2 GB，约需 %3 GB 内存。%4</translation>
     </message>
   </context>
   <context>

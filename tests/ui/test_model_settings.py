@@ -14,9 +14,11 @@ from typing import Any, Iterator
 import pytest
 
 from companion.llm.apikeys import KeyStore
+from companion.llm.catalog import recommend
 from companion.llm.hardware import GPU_LAYERS_ALL, Capabilities, GpuDevice
 from companion.settings import load_settings
 from companion.ui import model_settings
+from companion.ui.model_offer import chinese_system
 from companion.ui.model_settings import ModelDialog
 
 
@@ -229,3 +231,12 @@ def hub_server(monkeypatch) -> Iterator[_HubState]:
     server.shutdown()
     server.server_close()
     thread.join(timeout=5)
+
+
+def test_the_download_list_starts_on_the_model_recommended_for_this_machine(dialog) -> None:
+    best = recommend(dialog.caps, chinese_system())
+    assert best is not None and dialog.curated.currentData() == best
+    assert dialog.curated.currentText().startswith("Recommended for this computer: " + best.label)
+    assert (dialog.repo_edit.text(), dialog.file_edit.text()) == (best.repo_id, best.filename)
+    others = [dialog.curated.itemText(i) for i in range(dialog.curated.count()) if i != dialog.curated.currentIndex()]
+    assert not any(text.startswith("Recommended") for text in others)
