@@ -32,6 +32,7 @@ class TurnContext:
     history: list[Record]  # the records the prompt's history holds, oldest first
     count: Callable[[str], int]  # the model's tokenizer (or the estimate without a model)
     message: Record | None = None  # the user message being answered (its own turn, not a memory)
+    replaced: frozenset[str] = frozenset()  # replies a regenerated answer replaces (not memories either)
 
     @property
     def today(self) -> date:
@@ -43,8 +44,11 @@ class TurnContext:
 
     @property
     def in_prompt(self) -> frozenset[str]:
-        """Ids of the records the prompt shows: the history and the message itself (recall leaves them out)."""
-        return frozenset([r.id for r in self.history] + ([self.message.id] if self.message is not None else []))
+        """Ids recall leaves out: the history the prompt shows, the message itself, replies being replaced."""
+        ids = {r.id for r in self.history} | self.replaced
+        if self.message is not None:
+            ids.add(self.message.id)
+        return frozenset(ids)
 
     @property
     def shown(self) -> str:
@@ -121,6 +125,7 @@ class ContextBuilder:
         model: object = None,
         reserve: int = 0,
         message: Record | None = None,
+        replaced: frozenset[str] = frozenset(),
     ) -> TurnContext:
         """Fit memory and history into the window. `reserve`: tokens of the new user message (without
         recalled snippets: their share is kept free whether used or not, so the history budget, and
@@ -137,4 +142,4 @@ class ContextBuilder:
                 n_ctx - self.settings.model.max_reply_tokens - count(system) - fit.recall_budget - reserve - SLACK_TOKENS
             )
             history = self.window.select(records, lambda r: count(P.clip(r.text)) + 12, budget)
-        return TurnContext(now, records, documents, fit, system, history, count, message)
+        return TurnContext(now, records, documents, fit, system, history, count, message, replaced)

@@ -98,6 +98,7 @@ class Agent:
         documents: dict[str, Document] | None = None,
         reserve: int = 0,
         message: Record | None = None,
+        replaced: frozenset[str] = frozenset(),
     ) -> TurnContext:
         """The context of a turn; reads the day logs and long-term files only for what is not handed in."""
         backend = self.backend
@@ -110,6 +111,7 @@ class Agent:
             model=backend,
             reserve=reserve,
             message=message,
+            replaced=replaced,
         )
 
     def system_prompt(self) -> str:
@@ -256,7 +258,8 @@ class Agent:
             before = [r for r in records if r.id != last_user.id and r.timestamp < last_user.timestamp]
             previous = _last_user([r for r in records if r.id != last_user.id and r.ts <= last_user.ts])
             plain = P.render_final_user(last_user, [], [], previous)
-            ctx = self.turn_context(before, reserve=self.count_tokens(plain), message=last_user)
+            after = frozenset(r.id for r in records if r.id != last_user.id and r.timestamp >= last_user.timestamp)
+            ctx = self.turn_context(before, reserve=self.count_tokens(plain), message=last_user, replaced=after)
             packed = self._recall(last_user.text, ctx)
             final = {"role": "user", "content": P.render_final_user(last_user, _blocks(packed), [], previous)}
             extra: dict[str, Any] = {"replaces": old.id} if old is not None else {}

@@ -85,3 +85,12 @@ def test_the_context_is_built_from_what_it_is_handed(home, clock, counted):
     assert counted["tail"] == 0 and counted["SOUL.md"] == 0
     assert ctx.messages(None) == [{"role": "system", "content": ctx.system}]
     assert ctx.today == clock().date() and ctx.now - clock() == timedelta(0)
+
+
+def test_regenerating_does_not_recall_the_reply_it_replaces(home, clock):
+    backend = ScriptedBackend(["The Lisbon bakery of your sister opens at nine every morning.", "Again."], n_ctx=2048)
+    agent = Agent(home, backend, clock=clock)
+    agent.recall.ready.wait(5)
+    list(agent.run_turn("When does the Lisbon bakery of my sister open?"))
+    list(agent.regenerate())
+    assert "opens at nine" not in backend.prompts[-1][-1]["content"]
