@@ -122,18 +122,16 @@ def probe_model(path: Path) -> None:
 
 
 def engine_version() -> str:
-    """"llama-cpp-python X (llama.cpp Y)": the inference engine this build runs."""
-    from importlib import metadata
-
+    """"llama-cpp-python X (llama.cpp Y)": the inference engine this build runs (also when frozen,
+    where package metadata is not bundled)."""
     try:
-        binding = metadata.version("llama-cpp-python")
-    except metadata.PackageNotFoundError:
-        return "llama-cpp-python is not installed"
+        llama_cpp = _llama_cpp()
+    except (ImportError, OSError) as exc:  # missing, or a native library that will not load
+        return f"llama-cpp-python unavailable ({exc})"
+    binding = getattr(llama_cpp, "__version__", "unknown")
     try:
-        import llama_cpp
-
         native = llama_cpp.llama_version().decode("utf-8", "replace")
-    except (ImportError, OSError, AttributeError):  # an old binding or a library that will not load
+    except (AttributeError, OSError):  # an older binding without llama_version()
         return f"llama-cpp-python {binding}"
     return f"llama-cpp-python {binding} (llama.cpp {native})"
 
@@ -146,8 +144,7 @@ def architecture_known(name: str) -> bool:
     from companion.llm.gguf import minimal_gguf
 
     _route_llama_logs()
-    import llama_cpp
-
+    llama_cpp = _llama_cpp()
     lines: list[str] = []
     handler = _ListHandler(lines)
     llama_log.addHandler(handler)
