@@ -20,13 +20,7 @@ def _size(text: str) -> int:
 
 def _age(line: str) -> date:
     """The oldest date a line cites (lines without a citation count as newest)."""
-    days = []
-    for rid in E.cited_ids(line):
-        try:
-            days.append(date.fromisoformat(rid.split("#", 1)[0]))
-        except ValueError:
-            continue
-    return min(days) if days else date.max
+    return min(E.cited_days(line), default=date.max)
 
 
 def compact(front: str, body: str, limit: int = SOFT_LIMIT, target: int = TARGET) -> tuple[str, list[str]]:

@@ -62,13 +62,7 @@ def contradicts(a: str, b: str) -> bool:
 
 def _newest(line: str) -> date:
     """The newest date a line cites; an entry without a citation was typed by the user and wins."""
-    days = []
-    for rid in E.cited_ids(line):
-        try:
-            days.append(date.fromisoformat(rid.split("#", 1)[0]))
-        except ValueError:
-            continue
-    return max(days) if days else date.max
+    return max(E.cited_days(line), default=date.max)
 
 
 def _mark(bodies: dict[str, str], file: str, line: str, today: date, reason: str, outcomes: list[Outcome]) -> None:

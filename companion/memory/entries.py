@@ -57,6 +57,17 @@ def cited_ids(line: str) -> list[str]:
     return ID.findall(line)
 
 
+def cited_days(line: str) -> list[date]:
+    """The days of the records a line cites (ids that are no real date are skipped)."""
+    days = []
+    for rid in cited_ids(line):
+        try:
+            days.append(date.fromisoformat(rid.split("#", 1)[0]))
+        except ValueError:
+            continue
+    return days
+
+
 def active_entries(body: str) -> list[str]:
     """Entry lines not marked superseded."""
     return [l for l in body.splitlines() if is_entry(l) and not is_superseded(l)]
