@@ -20,7 +20,7 @@ from companion.memory.dedupe import is_duplicate
 from companion.curate.dates import absolutize, has_relative_date
 from companion.curate.ops import APPLIED, SECTIONS, Op, Outcome
 from companion.curate.compact import append_archive, compact
-from companion.curate.extract import extract, own_words, slot_matches
+from companion.curate.extract import SLOTS, extract, own_words, slot_matches, slot_of
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +77,7 @@ def validate(op: Op, body: str, ctx: Context) -> tuple[Op | None, str]:
     """A cleaned copy of `op` ready to apply, or (None, reason)."""
     if op.kind == "none":
         return None, "nothing proposed"
-    if op.kind not in ("add", "update", "supersede", "retire") or op.file not in SECTIONS:
+    if op.kind not in ("add", "update", "supersede", "retire", "revalue") or op.file not in SECTIONS:
         return None, f"unknown operation {op.kind!r} on {op.file!r}"
     sources = [s for s in dict.fromkeys(op.sources) if s in ctx.records]
     if not sources:
@@ -86,6 +86,10 @@ def validate(op: Op, body: str, ctx: Context) -> tuple[Op | None, str]:
         return None, "cites only the companion's own words"
     if op.kind == "retire":
         return Op(op.kind, op.file, "", op.text, sources, op.old or op.text, op.origin), ""
+    if op.kind == "revalue":
+        op = _revalued(op, body, ctx)
+        if op.kind == "none":
+            return None, op.text
     text = clean(op.text)
     anchor = ctx.records[sources[0]].day
     if op.origin == "model":
@@ -113,6 +117,27 @@ def validate(op: Op, body: str, ctx: Context) -> tuple[Op | None, str]:
     return Op(op.kind, op.file, section, decision.text, sources, op.old, op.origin), decision.note
 
 
+def _revalued(op: Op, body: str, ctx: Context) -> Op:
+    """A correction of a value the files hold ("I meant Dublin, not Dundee"): an update of the entry
+    naming Dundee; where no file names it, a note under Corrections; else nothing."""
+    target = next((l for l in E.active_entries(body) if _names(E.entry_text(l), op.old)), None)
+    if target is not None:
+        text = E.entry_text(target)
+        at = text.casefold().rfind(op.old.casefold())
+        new = text[:at] + op.text + text[at + len(op.old):]
+        return Op("update", op.file, E.section_of(body, target) or "", new, op.sources, old=text, origin=op.origin)
+    elsewhere = any(_names(E.entry_text(l), v) for b in ctx.bodies.values() for l in E.active_entries(b) for v in (op.old, op.text))
+    if op.section == "Corrections" and not elsewhere:
+        return Op("add", op.file, "Corrections", f"{op.text[:1].upper()}{op.text[1:]} (not {op.old})", op.sources, origin=op.origin)
+    return Op("none", op.file, "", f"no entry names {op.old!r}", op.sources)
+
+
+def _names(text: str, value: str) -> bool:
+    if re.search(r"[\u4e00-\u9fff]", value):
+        return value in text
+    return re.search(rf"(?<![\w]){re.escape(value)}(?![\w])", text, re.I) is not None
+
+
 def _corrected_since(text: str, body: str, sources: list[str]) -> str | None:
     """A superseded entry with this text from the same message: the night must not bring it back."""
     for line in body.splitlines():
@@ -127,7 +152,8 @@ def plan(name: str, body: str, ops: list[Op], ctx: Context) -> tuple[str, list[O
     for op in ops:
         checked, reason = validate(op, body, ctx)
         if checked is None:
-            outcomes.append(Outcome(op, "skipped" if op.kind == "none" else "refused", reason))
+            skipped = op.kind == "none" or reason.startswith("no entry names")
+            outcomes.append(Outcome(op, "skipped" if skipped else "refused", reason))
             continue
         body, outcome = _apply_one(body, checked, ctx.today)
         outcome.reason = outcome.reason or reason  # e.g. "stored an email address because the user asked"
@@ -135,14 +161,17 @@ def plan(name: str, body: str, ops: list[Op], ctx: Context) -> tuple[str, list[O
     return body, outcomes
 
 
-def _targets(body: str, old: str) -> list[str]:
+def _targets(body: str, old: str, file: str) -> list[str]:
     """Entries an update replaces: `old` names one entry, or alternative slots ("Is a vegan|Is a vegetarian")."""
     found: list[str] = []
+    is_slot = old in SLOTS
     for part in old.split("|"):
         if "*" in part:  # a slot with a hole: "在*工作" names "在腾讯工作"
             lines = [l for l in E.active_entries(body) if slot_matches(part, E.entry_text(l))]
         else:
             lines = E.find_entries(body, part)
+        if is_slot:  # "Is a" names a job, not "Is a vegetarian", which fills a slot of its own
+            lines = [l for l in lines if slot_of(file, E.entry_text(l)) in (old, None)]
         found.extend(line for line in lines if line not in found)
     return found
 
@@ -160,7 +189,7 @@ def _apply_one(body: str, op: Op, today: date) -> tuple[str, Outcome]:
     if op.kind == "retire":
         return _retire(body, op, today)
     line = E.format_entry(op.text, op.sources)
-    targets = _targets(body, op.old) if op.kind in ("update", "supersede") and op.old else []
+    targets = _targets(body, op.old, op.file) if op.kind in ("update", "supersede") and op.old else []
     if op.kind == "supersede" and not targets:
         return body, Outcome(op, "refused", f"no entry matching {op.old!r} to supersede")
     if not targets:

@@ -20,6 +20,7 @@ _STOP = re.compile(
     re.I,
 )
 _TEMPORAL = re.compile(r"\s+(?:(?:last|this|next) (?:week|month|year|night|weekend)|yesterday|today|tonight|tomorrow|recently|lately|now)$", re.I)
+_PLEASE = re.compile(r"[, ]+please$", re.I)
 _ZH_END = re.compile(r"(?:了|啦|呢|吧|哦)+$")
 _ABBREV = re.compile(r"\b(St|Dr|Mr|Mrs|Ms|Prof|Jr|Sr|Mt|e\.g|i\.e|etc|vs)\.", re.I)
 _DOT = "\u2024"
@@ -42,7 +43,7 @@ class Rule:
 
 
 def _x(match: re.Match[str], group: str = "x") -> str:
-    value = _STOP.sub("", match.group(group)).strip(_TRAIL)
+    value = _PLEASE.sub("", _STOP.sub("", match.group(group)).strip(_TRAIL))
     return _ZH_END.sub("", _TEMPORAL.sub("", value).strip(_TRAIL))
 
 
@@ -86,8 +87,12 @@ RULES: list[Rule] = [
     _rule(r"\bI (?:live|am living|'m living) in (?P<x>[^.!?]{2,60})", "USER.md", "Profile", lambda m: f"Lives in {_x(m)}", "Lives in"),
     _rule(r"\b(?:I|we)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:from [^.!?]{2,40}? )?to (?P<x>[^.!?]{2,60})", "USER.md", "Profile", lambda m: f"Lives in {_x(m)}", "Lives in"),
     # negations keep their "not"
-    _rule(r"\bI (?P<n>don't|do not|never) (?P<v>eat|drink|smoke|own|drive|watch|use|wear|read|play|have|take|cook|buy) (?P<x>[^.!?]{2,60})", "USER.md", "Preferences",
-          lambda m: f"{'Never ' + _third(m.group('v')) if m.group('n').lower() == 'never' else 'Does not ' + m.group('v')} {_x(m)}"),
+    _rule(r"\bI (?P<n>don't|do not|never) (?P<v>eat|drink|smoke|own|drive|watch|use|wear|read|play|have|take|cook|buy|gamble|vape)(?:[.!]?$|(?P<x> [^.!?]{2,60}))", "USER.md", "Preferences",
+          lambda m: f"{'Never ' + _third(m.group('v')) if m.group('n').lower() == 'never' else 'Does not ' + m.group('v')}" + (f" {_x(m)}" if m.group("x") else "")),
+    _rule(r"^(?:please,? )?(?P<x>(?:stop|quit) (?:using|saying|calling|sending|adding|asking|mentioning) [^.!?]{2,80}|(?:don't|do not) (?:use|say|call|send|add|mention) [^.!?]{2,80})",
+          "USER.md", "Instructions", lambda m: _cap(_x(m))),
+    _rule(r"\b(?:please )?call me (?!back|later|tomorrow|tonight|today|when|if|at|on|in)(?P<x>[A-Z][\w'-]{1,30})\b", "USER.md", "Profile", lambda m: E.name_entry(_x(m)), E.NAME_SLOT, 0),
+    _rule(r"(?:以后|今后)?(?:请|你)?(?:就)?叫我(?P<x>(?:小|老|阿)[\u4e00-\u9fff]{1,2}|[\u4e00-\u9fff]{2,3}(?=吧|就好|就行))", "USER.md", "Profile", lambda m: E.name_entry(_x(m)), E.NAME_SLOT, 0),
     _rule(r"\bI(?i:'m| am) (?i:from) (?P<x>[A-Z][^.!?]{1,60})", "USER.md", "Profile", lambda m: f"From {_x(m)}", "", 0),
     _rule(r"\b(?i:my (?P<r>" + _REL + r")(?:'s name)? is (?:called |named )?)(?P<x>[A-Z][\w'-]{1,30})", "USER.md", "Profile", lambda m: f"{_cap(m.group('r').lower())}: {_x(m)}", "", 0),
     _rule(r"\b(?i:I have an? (?P<r>" + _REL + r") (?:named|called) )(?P<x>[A-Z][\w'-]{1,30})", "USER.md", "Profile", lambda m: f"{_cap(m.group('r').lower())}: {_x(m)}", "", 0),
@@ -101,7 +106,7 @@ RULES: list[Rule] = [
     _rule(r"\bI prefer (?P<x>[^.!?]{2,80})", "USER.md", "Preferences", lambda m: f"Prefers {_x(m)}"),
     # instructions to the companion
     _rule(r"^(?:please,? )?(?P<x>(?:always|never|don't ever|do not ever) [^.!?]{3,120})", "USER.md", "Instructions", lambda m: _cap(_x(m))),
-    _rule(r"\bfrom now on,? (?:please )?(?P<x>[^.!?]{3,120})", "USER.md", "Instructions", lambda m: _cap(_x(m))),
+    _rule(r"\bfrom now on,? (?:please )?(?!call me\b)(?P<x>[^.!?]{3,120})", "USER.md", "Instructions", lambda m: _cap(_x(m))),
     _rule(r"^(?:please,? )?(?P<x>(?:keep|be|use|answer|reply|write|talk|speak|call|stop|avoid|don't|do not|always|never)\b[^.!?]{3,100}?)"
           r",? (?:from now on|going forward|in (?:the )?future)\b", "USER.md", "Instructions", lambda m: _cap(_x(m))),
     # persona changes (SOUL)
@@ -125,13 +130,16 @@ RULES: list[Rule] = [
     _rule(r"我有(?P<x>(?:一|两|二|三|四|五|六|\d+)(?:个|只|条|位|辆|匹)[^，。！？,.!?]{0,6}?(?:孩子|儿子|女儿|猫|狗|宠物|兄弟|姐妹|孙子|孙女|车))", "USER.md", "Profile", lambda m: f"有{_x(m)}", "", 0),
     _rule(r"我(?:现在)?(?:是|吃)(?P<x>素食者|素食主义者|素)(?![\u4e00-\u9fff])", "USER.md", "Profile", lambda m: "是素食者" if _x(m) != "素" else "吃素", "是素食者|是素食主义者|吃素", 0),
     _rule(r"我(?:一点[也都]|并|真的|根本|实在)?(?P<n>不太喜欢|不喜欢|讨厌|不爱)(?P<x>[^，。！？,.!?]{1,30})", "USER.md", "Preferences", lambda m: f"{'不太喜欢' if m.group('n') == '不太喜欢' else '不喜欢'}{_x(m)}", "", 0),
-    _rule(r"^(?:请你?)?(?:以后|总是|永远)(?:请你?)?(?P<x>[^。！？!?]{2,60})", "USER.md", "Instructions", lambda m: f"以后{_x(m)}", "", 0),
+    _rule(r"^(?:请你?)?(?:以后|总是|永远)(?:请你?)?(?!(?:就)?叫我)(?P<x>[^。！？!?]{2,60})", "USER.md", "Instructions", lambda m: f"以后{_x(m)}", "", 0),
     _rule(r"(?:你就叫|就叫你|你的名字叫)(?P<x>[\u4e00-\u9fffA-Za-z]{1,12})", "SOUL.md", "Identity", lambda m: f"Name: {_x(m)}", E.NAME_SLOT, 0),
     _rule(r"(?P<x>(?:说话|回答|回复)(?:要|请)?(?:更|再)?(?:简洁|简短|详细|正式|随意|幽默)一?(?:点|些)?)", "SOUL.md", "Style", lambda m: _x(m), "", 0),
     _rule(r"我决定(?P<x>[^。！？!?]{2,60})", "MEMORY.md", "Decisions", lambda m: f"决定{_x(m)}", "", 0),
     _rule(r"我(?:在学|正在学)(?P<x>[^，。！？,.!?]{1,20})", "MEMORY.md", "Topics & Interests", lambda m: f"在学{_x(m)}", "", 0),
     _rule(r"我对(?P<x>[^，。！？,.!?]{1,20})感兴趣", "MEMORY.md", "Topics & Interests", lambda m: f"对{_x(m)}感兴趣", "", 0),
 ]
+
+SLOTS = frozenset(rule.slot for rule in RULES if rule.slot)
+
 
 def slot_matches(part: str, text: str) -> bool:
     """Whether entry text fills one slot form: a prefix ("Lives in") or a form with a hole ("在*工作")."""
@@ -285,8 +293,10 @@ class _Listener:
             result.append(Op("update", op.file, op.section, op.text, op.sources, old=old or op.old or C.label(op.text), origin="rule"))
         if result:
             self.recent.append((fix.new, result))
-        elif fix.old and base is None:  # "I said Tuesday but it's Wednesday": keep the correction itself
-            result.append(Op("add", "MEMORY.md", "Corrections", f"{_cap(fix.new.strip(_TRAIL))} (not {fix.old.strip(_TRAIL)})", [record.id], origin="rule"))
+        elif fix.old and base is None:  # "I meant Dublin, not Dundee": the entry naming Dundee, wherever it is
+            new, old = fix.new.strip(_TRAIL), fix.old.strip(_TRAIL)
+            result = [Op("revalue", "USER.md", "", new, [record.id], old=old, origin="rule"),
+                      Op("revalue", "MEMORY.md", "Corrections", new, [record.id], old=old, origin="rule")]
         return result
 
     def read(self, record: Record) -> list[Op]:

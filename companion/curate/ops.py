@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-KINDS = ("add", "update", "supersede", "retire", "none")  # retire: mark an entry superseded, add nothing
+# retire: mark an entry superseded, add nothing; revalue: put `text` in place of the value `old` in the entry naming it
+KINDS = ("add", "update", "supersede", "retire", "revalue", "none")
 MIN_TEXT, MAX_TEXT = 5, 200
 APPLIED = ("added", "updated", "superseded", "retired", "merged", "moved")  # outcomes that changed a file
 

@@ -12,6 +12,7 @@ from companion.memory.records import Record
 from companion.paths import Home
 from companion.curate.apply import Context, apply_file, move_past_upcoming, rewrite_refusal
 from companion.curate.ops import Op
+from companion.memory import entries as E
 
 DAY = date(2024, 5, 14)
 
@@ -233,3 +234,22 @@ def test_a_models_paraphrase_is_checked_against_the_statement(store: LongTermSto
 def test_a_model_may_keep_another_persons_fact_as_theirs(store: LongTermStore) -> None:
     outcome = apply_file(store, "MEMORY.md", [_add("Neighbour Karin is a vegetarian")], _ctx("My neighbour Karin is a vegetarian"))[0]
     assert outcome.status == "added"
+
+
+def test_a_job_update_leaves_the_diet_alone(store: LongTermStore) -> None:
+    store.append("USER.md", "- Is a vegetarian (2024-05-01#1)\n- Is a teacher (2024-05-01#2)", "## Profile", actor="user")
+    ops = [Op("update", "USER.md", "Profile", "Is a nurse", ["2024-05-13#1"], old="Is a", origin="rule")]
+    assert apply_file(store, "USER.md", ops, _ctx("I'm a nurse"))[0].status == "updated"
+    active = [E.entry_text(l) for l in E.active_entries(store.read("USER.md").body)]
+    assert active == ["Is a vegetarian", "Is a nurse"]
+
+
+def test_a_correction_finds_the_entry_that_names_the_old_value(store: LongTermStore) -> None:
+    store.append("USER.md", "- Lives in Dundee (2024-05-01#1)", "## Profile", actor="user")
+    ctx = _ctx("I meant Dublin, not Dundee")
+    revalue = [Op("revalue", f, s, "Dublin", ["2024-05-13#1"], old="Dundee", origin="rule") for f, s in (("USER.md", ""), ("MEMORY.md", "Corrections"))]
+    assert apply_file(store, "USER.md", revalue[:1], ctx)[0].status == "updated"
+    assert [E.entry_text(l) for l in E.active_entries(store.read("USER.md").body)] == ["Lives in Dublin"]
+    assert apply_file(store, "MEMORY.md", revalue[1:], ctx)[0].status == "skipped"  # the profile already says it
+    note = [Op("revalue", "MEMORY.md", "Corrections", "Earl Grey", ["2024-05-13#1"], old="Assam", origin="rule")]
+    assert apply_file(store, "MEMORY.md", note, ctx)[0].line.startswith("- Earl Grey (not Assam)")  # no file names Assam

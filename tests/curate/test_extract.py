@@ -27,7 +27,7 @@ def _record(text: str, role: str = "user") -> Record:
         ("Please be more concise.", "SOUL.md", "Style", "Be more concise"),
         ("Call yourself Mo.", "SOUL.md", "Identity", "Name: Mo"),
         ("I've decided to learn Spanish.", "MEMORY.md", "Decisions", "Decided to learn Spanish"),
-        ("I said Tuesday but it's Wednesday.", "MEMORY.md", "Corrections", "Wednesday (not Tuesday)"),
+        ("I said Tuesday but it's Wednesday.", "MEMORY.md", "Corrections", "Wednesday"),
         ("I'm learning the cello", "MEMORY.md", "Topics & Interests", "Interested in the cello"),
         ("I have a dentist appointment tomorrow.", "MEMORY.md", "Upcoming", "2024-05-14: Dentist appointment"),
         ("我叫小明", "USER.md", "Profile", "Name: 小明"),
