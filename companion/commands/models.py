@@ -68,7 +68,9 @@ def run_list(args: argparse.Namespace, out: TextIO | None = None) -> int:
     with open_home(args.home, exclusive=False) as runtime:
         settings = runtime.settings.model
         if settings.backend == "openai":
-            print(f"Using the model server {settings.base_url} ({settings.model_name or 'its first model'}); "
+            from companion.llm.remote import without_login  # httpx2 only when a server is in use
+
+            print(f"Using the model server {without_login(settings.base_url)} ({settings.model_name or 'its first model'}); "
                   "the local models below are used after `companion models use`.", file=out)
         for number, entry in enumerate(_library(runtime).entries(), 1):
             row = entry.summary()

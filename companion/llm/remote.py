@@ -28,6 +28,14 @@ MAX_JSON_BYTES = 8 * 2**20  # /models, /props, /tokenize answers
 _CACHE_SIZE = 4096
 
 
+def without_login(url: str) -> str:
+    """`url` for showing and logging: a user:password part is left out."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+
+
 def _loopback(host: str) -> bool:
     if host == "localhost":
         return True

@@ -364,3 +364,11 @@ def test_a_tool_call_quoted_in_the_reply_or_copied_from_the_input_is_not_run(fak
         "finish_reason": "tool_calls"}]}]
     _, calls, _ = collect(backend.stream_chat(pasted, GenerationOptions(tools=tools)))
     assert calls == []  # the same call the user's message carried: not the model's own
+
+
+def test_addresses_are_shown_without_their_login():
+    from companion.llm.remote import without_login
+
+    assert without_login("http://ana:s3cret@10.0.0.2:8080/v1") == "http://10.0.0.2:8080/v1"
+    assert without_login("https://key@host/v1") == "https://host/v1"
+    assert without_login("http://127.0.0.1:8080/v1") == "http://127.0.0.1:8080/v1"
