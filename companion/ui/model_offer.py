@@ -59,14 +59,42 @@ def should_offer(window: WindowAPI) -> bool:
     return model.backend == "llama" and not model.path and not model.offer_declined
 
 
-def install(window: WindowAPI, caps: Capabilities | None = None, chinese: bool | None = None) -> "ModelOffer | None":
-    """Show the offer above the conversation when it applies; returns it (tests drive it)."""
+Detect = Callable[[bool], Capabilities]  # gpu_offload -> this machine
+
+
+def install(window: WindowAPI, caps: Capabilities | None = None, chinese: bool | None = None,
+            detect: Detect | None = None) -> "ModelOffer | None":
+    """Show the offer above the conversation when it applies. With `caps` at once (and return it);
+    otherwise once the model has loaded: llama.cpp is imported by then (nothing added to the start-up
+    time), the loaded model says whether this build can use a GPU, and the machine is probed off the
+    GUI thread (`nvidia-smi` can take a moment)."""
     if not should_offer(window):
         return None
     if chinese is None:
         chinese = chinese_system()
-    model = recommend(caps or hardware.detect(), chinese)
-    if model is None:
+    if caps is not None:
+        return _show(window, caps, chinese)
+    probe: Detect = detect or (lambda offload: hardware.detect(gpu_offload=offload))
+    jobs: list[BackgroundJob] = []
+
+    def loaded(backend: Backend | None) -> None:
+        if backend is None or jobs or not should_offer(window):
+            return
+        offload = backend.info.gpu_offload_supported
+        job = BackgroundJob(lambda _report, _cancelled: probe(offload), window.widget, name="machine-probe")
+        job.succeeded.connect(lambda found: _show(window, found, bool(chinese)))
+        job.finished.connect(job.deleteLater)
+        window.closing.connect(job.stop)
+        jobs.append(job)
+        job.start()
+
+    window.backend_changed.connect(loaded)
+    return None
+
+
+def _show(window: WindowAPI, caps: Capabilities, chinese: bool) -> "ModelOffer | None":
+    model = recommend(caps, chinese)
+    if model is None or not should_offer(window):
         return None
     offer = ModelOffer(window, model)
     window.add_banner(offer)

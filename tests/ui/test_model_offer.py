@@ -173,3 +173,24 @@ def test_a_model_that_fails_to_load_leaves_the_built_in_one_in_use(
     window.model_failed.emit("not enough memory")  # what the window reports when the load fails
     assert offer.state == model_offer.READY and "not enough memory" in offer.body.text()
     assert reloads[-1] == "" and load_settings(home.settings_file).model.path == ""
+
+
+def test_at_start_the_offer_waits_for_the_model_and_probes_the_machine_off_the_gui_thread(
+    make_window: Callable[..., MainWindow], scripted: Any, qtbot: Any,
+) -> None:
+    window = make_window()
+    asked: list[bool] = []
+
+    def detect(offload: bool) -> Capabilities:
+        asked.append(offload)
+        return BIG_MACHINE
+
+    assert model_offer.install(window, chinese=False, detect=detect) is None
+    assert window.findChild(model_offer.ModelOffer) is None and asked == []  # nothing probed before the model loads
+    window.use_backend(scripted)
+    qtbot.waitUntil(lambda: window.findChild(model_offer.ModelOffer) is not None, timeout=10_000)
+    offer = window.findChild(model_offer.ModelOffer)
+    assert asked == [scripted.info.gpu_offload_supported] and offer.model.key == "gemma-4-e4b"
+    window.use_backend(scripted)  # a later load does not offer twice
+    qtbot.wait(200)
+    assert len(window.findChildren(model_offer.ModelOffer)) == 1
