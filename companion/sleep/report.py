@@ -93,7 +93,7 @@ class SleepReport:
             lines.append("## Digests")
             lines.extend(f"- {d}" for d in self.digests)
             lines.append("")
-        cost = self.cost_lines()
+        cost = self.cost_lines() if self.days or self.digests else []
         if cost or self.notes:
             lines.append("## Cost")
             lines.extend(f"- {n}" for n in self.notes)
