@@ -81,3 +81,66 @@ def test_bad_datasets_are_clear_errors(tmp_path):
     bad.write_text(json.dumps({**TINY, "questions": [{**TINY["questions"][0], "evidence": ["zzz"]}]}), encoding="utf-8")
     with pytest.raises(DatasetError, match="unknown evidence refs"):
         load_dataset(bad)
+
+
+def test_each_question_lists_its_hits(tiny):
+    questions = evaluate(tiny, budget=512).to_dict(questions=True)["questions"]
+    first = questions[0]
+    assert first["question"] == "Where does my sister live?" and first["found"] == ["a"] and first["answer_hit"] is True
+    assert first["shown"][0] == "a" and first["tokens"] > 0 and first["ms"] >= 0
+    assert questions[1]["found"] == ["b"] and questions[2]["found"] == [] and questions[2]["answer_hit"] is None
+
+
+def test_speaker_names_go_where_preferences_put_them(tmp_path):
+    data = dict(TINY, names={"user": "Anna", "assistant": "Rosa"})
+    path = tmp_path / "named.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    dataset = load_dataset(path)
+    assert dataset.names == {"user": "Anna", "assistant": "Rosa"}
+    assert evaluate(dataset, budget=512).to_dict()["overall"]["EvR"] == pytest.approx(0.75)
+    path.write_text(json.dumps(dict(TINY, names={"narrator": "X"})), encoding="utf-8")
+    with pytest.raises(DatasetError, match="names"):
+        load_dataset(path)
+
+
+def test_a_locomo_shaped_conversation_converts(tmp_path):
+    """bench/locomo_to_eval.py on a made-up sample with LoCoMo's field names."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("locomo_to_eval", Path(__file__).parents[2] / "bench" / "locomo_to_eval.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sample = {
+        "sample_id": "made-up",
+        "conversation": {
+            "speaker_a": "Ivo", "speaker_b": "Mara",
+            "session_1_date_time": "9:05 am on 3 March, 2024",
+            "session_1": [
+                {"speaker": "Ivo", "dia_id": "D1:1", "text": "Planted tomatoes yesterday."},
+                {"speaker": "Mara", "dia_id": "D1:2", "text": "Lovely! Which kind?", "blip_caption": "a photo of seedlings"},
+            ],
+            "session_2_date_time": "6:40 pm on 3 March, 2024",
+            "session_2": [{"speaker": "Ivo", "dia_id": "D2:1", "text": "San Marzano, from my aunt."}],
+        },
+        "qa": [
+            {"question": "When did Ivo plant tomatoes?", "answer": "2 March 2024", "evidence": ["D1:1"], "category": 2},
+            {"question": "What kind did Ivo plant?", "answer": "San Marzano", "evidence": ["D1:2; D2:1"], "category": 1},
+            {"question": "What did Mara plant?", "evidence": ["D1:2"], "category": 5, "adversarial_answer": "tomatoes"},
+        ],
+    }
+    converted = module.convert(sample)
+    assert converted["names"] == {"user": "Ivo", "assistant": "Mara"}
+    [day] = converted["days"]  # two sessions on one day share it
+    assert day["date"] == "2024-03-03" and [t["ref"] for t in day["turns"]] == ["D1:1", "D1:2", "D2:1"]
+    assert [t["time"] for t in day["turns"]] == ["09:05", "09:06", "18:40"]
+    assert day["turns"][1] == {"role": "assistant", "text": "Lovely! Which kind? [shares a photo: a photo of seedlings]",
+                               "time": "09:06", "ref": "D1:2"}
+    questions = converted["questions"]
+    assert [q["category"] for q in questions] == ["temporal", "multi-hop", "adversarial"]
+    assert questions[1]["evidence"] == ["D1:2", "D2:1"] and questions[2]["answer"] == ""
+    assert {q["asked_on"] for q in questions} == {"2024-03-04"}
+    path = tmp_path / "made-up.json"
+    path.write_text(json.dumps(converted), encoding="utf-8")
+    assert evaluate(load_dataset(path), budget=512).to_dict()["overall"]["questions"] == 3
