@@ -20,6 +20,7 @@ _STOP = re.compile(
     re.I,
 )
 _TEMPORAL = re.compile(r"\s+(?:(?:last|this|next) (?:week|month|year|night|weekend)|yesterday|today|tonight|tomorrow|recently|lately|now)$", re.I)
+_NEGATED = {"can't": "Cannot ", "cannot": "Cannot "}
 _PLEASE = re.compile(r"[, ]+please$", re.I)
 _ZH_END = re.compile(r"(?:了|啦|呢|吧|哦)+$")
 _ABBREV = re.compile(r"\b(St|Dr|Mr|Mrs|Ms|Prof|Jr|Sr|Mt|e\.g|i\.e|etc|vs)\.", re.I)
@@ -83,19 +84,19 @@ RULES: list[Rule] = [
           lambda m: f"Is {(m.group('x') or m.group('y')).lower()}", "Is married|Is engaged|Is divorced|Is single|Is widowed"),
     _rule(r"\bI (?:now )?(?P<x>[a-z]+) for a living\b", "USER.md", "Profile", lambda m: f"{_cap(_third(m.group('x')))} for a living", "Works "),
     _rule(r"\bI(?:'m| am) (?P<x>(?:an? )?(?:[\w-]+ ){0,2}(?:" + _JOBS + r"))s?\b", "USER.md", "Profile", lambda m: f"Is {_x(m)}" if _x(m).lower().startswith(("a ", "an ")) else f"Is a {_x(m)}", "Is a"),
-    _rule(r"\bI(?:'m| am) (?:now )?(?:an? )?(?P<x>vegetarian|vegan|pescatarian)\b", "USER.md", "Profile", lambda m: f"Is a {_x(m).lower()}", "Is a vegetarian|Is a vegan|Is a pescatarian"),
+    _rule(r"\bI(?:'m| am|'ve been| have been) (?:now )?(?:an? )?(?P<x>vegetarian|vegan|pescatarian)\b", "USER.md", "Profile", lambda m: f"Is a {_x(m).lower()}", "Is a vegetarian|Is a vegan|Is a pescatarian"),
     _rule(r"\bI (?:live|am living|'m living) in (?P<x>[^.!?]{2,60})", "USER.md", "Profile", lambda m: f"Lives in {_x(m)}", "Lives in"),
     _rule(r"\b(?:I|we)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:from [^.!?]{2,40}? )?to (?P<x>[^.!?]{2,60})", "USER.md", "Profile", lambda m: f"Lives in {_x(m)}", "Lives in"),
     # negations keep their "not"
-    _rule(r"\bI (?P<n>don't|do not|never) (?P<v>eat|drink|smoke|own|drive|watch|use|wear|read|play|have|take|cook|buy|gamble|vape)(?:[.!]?$|(?P<x> [^.!?]{2,60}))", "USER.md", "Preferences",
-          lambda m: f"{'Never ' + _third(m.group('v')) if m.group('n').lower() == 'never' else 'Does not ' + m.group('v')}" + (f" {_x(m)}" if m.group("x") else "")),
+    _rule(r"\bI (?P<n>don't|do not|never|can't|cannot) (?P<v>eat|drink|smoke|own|drive|watch|use|wear|read|play|have|take|cook|buy|gamble|vape)(?:[.!]?$|(?P<x> [^.!?]{2,60}))", "USER.md", "Preferences",
+          lambda m: f"{_NEGATED.get(m.group('n').lower(), 'Does not ') if m.group('n').lower() != 'never' else 'Never '}{_third(m.group('v')) if m.group('n').lower() == 'never' else m.group('v')}" + (f" {_x(m)}" if m.group("x") else "")),
     _rule(r"^(?:please,? )?(?P<x>(?:stop|quit) (?:using|saying|calling|sending|adding|asking|mentioning) [^.!?]{2,80}|(?:don't|do not) (?:use|say|call|send|add|mention) [^.!?]{2,80})",
           "USER.md", "Instructions", lambda m: _cap(_x(m))),
     _rule(r"\b(?:please )?call me (?!back|later|tomorrow|tonight|today|when|if|at|on|in)(?P<x>[A-Z][\w'-]{1,30})\b", "USER.md", "Profile", lambda m: E.name_entry(_x(m)), E.NAME_SLOT, 0),
     _rule(r"(?:以后|今后)?(?:请|你)?(?:就)?叫我(?P<x>(?:小|老|阿)[\u4e00-\u9fff]{1,2}|[\u4e00-\u9fff]{2,3}(?=吧|就好|就行))", "USER.md", "Profile", lambda m: E.name_entry(_x(m)), E.NAME_SLOT, 0),
     _rule(r"\bI(?i:'m| am) (?i:from) (?P<x>[A-Z][^.!?]{1,60})", "USER.md", "Profile", lambda m: f"From {_x(m)}", "", 0),
     _rule(r"\b(?i:my (?P<r>" + _REL + r")(?:'s name)? is (?:called |named )?)(?P<x>[A-Z][\w'-]{1,30})", "USER.md", "Profile", lambda m: f"{_cap(m.group('r').lower())}: {_x(m)}", "", 0),
-    _rule(r"\b(?i:I have an? (?P<r>" + _REL + r") (?:named|called) )(?P<x>[A-Z][\w'-]{1,30})", "USER.md", "Profile", lambda m: f"{_cap(m.group('r').lower())}: {_x(m)}", "", 0),
+    _rule(r"\b(?i:(?:I|we) have an? (?P<r>" + _REL + r") (?:named|called) )(?P<x>[A-Z][\w'-]{1,30})", "USER.md", "Profile", lambda m: f"{_cap(m.group('r').lower())}: {_x(m)}", "", 0),
     # likes and dislikes
     _rule(r"\bI (?:really |absolutely )?(?:love|like|enjoy|adore)(?! to talk| you| it| that| this)(?P<x> [^.!?]{2,80})", "USER.md", "Preferences", lambda m: f"Likes {_x(m)}"),
     _rule(r"\bI(?:'m| am) (?:a )?(?:big |huge )?fan of (?P<x>[^.!?]{2,80})", "USER.md", "Preferences", lambda m: f"Likes {_x(m)}"),
@@ -171,6 +172,7 @@ _PLAN_LEAD = re.compile(
     r"^(?:so |and |well,? |oh,? )?(?:I(?:'ve| have)(?: got)?|I(?:'ll| will)|I need to|I have to|I must|I had(?: to)?|I(?:'m| am)|we(?:'re| are)|I|we)\s+(?:an? |my |the )?",
     re.I,
 )
+_PLAN_TAIL = re.compile(r"\s+(?:and|but|so|then|and then)(?:\s+(?:it\s+)?turns? out)?\s*$|\s+(?:and\s+)?(?:it\s+)?turns? out\s*$", re.I)
 _DATE_WORDS = re.compile(r"\s*\b(?:on|this|next|at|by)\s*$", re.I)
 
 
@@ -191,7 +193,7 @@ def _plan(sentence: str, record: Record) -> Op | None:
         what = re.sub(r"^(?:我们|我)?(?:要|得|会|打算|准备)?", "", what.replace("我", "", 1)).strip(_TRAIL)
     else:
         what = _PLAN_LEAD.sub("", what.strip()).strip(_TRAIL)
-        what = re.sub(r"\s{2,}", " ", what)
+        what = _PLAN_TAIL.sub("", re.sub(r"\s{2,}", " ", what))
     if len(what) < 3:
         return None
     section = "Upcoming" if when >= record.day else "Timeline"
@@ -222,7 +224,8 @@ def sentences(text: str) -> list[str]:
 
 
 _CLAUSE_EN = re.compile(
-    r"(?:,\s*|;\s*|\s+)(?:(?:and|but|so|also|plus|and also|while|though)\s+)?(?=(?:I|I'm|I've|I'd|I'll|my|we)\b)"
+    r"(?:[,;]\s*(?:(?:and|but|so|also|plus|and also|while|though)\s+)?|\s+(?:and|but|so|also|plus|and also|while|though)\s+)"
+    r"(?=(?:I|I'm|I've|I'd|I'll|my|we)\b)"
 )
 _CLAUSE_ZH = re.compile(r"[，,；;]\s*(?:而且|并且|还有|但是|不过|可是|所以|同时)?")
 _ZH_SUBJECT = re.compile(r"^(?:我|你|他|她|它|我们|这|那|[\w]{1,4}(?:说|觉得))")

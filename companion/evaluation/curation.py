@@ -1,5 +1,18 @@
 """Curation harness: labelled statements through the rule path (remember, daytime learning, the night),
-scored per category as correct, wrongly stored or wrongly missed."""
+scored per category as correct, wrongly stored or wrongly missed.
+
+A statements file is JSON: {"statements": [...]} (or just the list), each statement
+    {"category": "correction", "lang": "en", "text": "Sorry, I meant Lille, not Lyon.",
+     "stored": ["Lives in Lille"],            # entries that must be written ([] = nothing may be)
+     "supersedes": ["Lives in Lyon"],         # optional: entries that must end up superseded
+     "existing": {"USER.md": ["Lives in Lyon"]},  # optional: entries already in the files
+     "history": ["I live in Lyon."],          # optional: the user's earlier messages that day
+     "role": "user",                          # optional: "assistant" for the companion's own words
+     "also_ok": ["..."],                      # optional: entries that may be written as well
+     "reply_says": "email"}                   # optional: a word the note for the reply must hold
+An expected entry matches a written one when all its words (Chinese: characters) appear in it and
+both say "not", or neither does.
+"""
 
 from __future__ import annotations
 
@@ -59,7 +72,8 @@ class Result:
 
 def load(path: Path) -> list[Statement]:
     data = json.loads(path.read_text(encoding="utf-8"))
-    return [Statement(**item) for item in data["statements"]]
+    items = data["statements"] if isinstance(data, dict) else data
+    return [Statement(**item) for item in items]
 
 
 def _stem(word: str) -> str:
