@@ -167,3 +167,22 @@ def test_a_long_reply_keeps_the_sentences_after_the_match():
     assert block.rstrip().endswith("…")
     tight = pack([hit], 80, estimate_tokens).block or ""
     assert "anniversary dinner" in tight and estimate_tokens(tight) <= 80
+
+
+def test_a_private_turn_never_comes_along_as_a_neighbour(home):
+    now = [datetime(2024, 6, 1, 9, tzinfo=TZ)]
+    log = DayLog(home.days, lambda: now[0])
+    log.append("user", "Did you book the ferry to the island?")
+    log.append("assistant", "My bank PIN is 4417, and yes, the ferry leaves at eight.", private=True)
+    log.append("user", "Great, I will pack the tent tonight.")
+    now[0] = datetime(2024, 6, 3, 12, tzinfo=TZ)
+    agent = Agent(home, None, clock=lambda: now[0])
+    agent.recall.ready.wait(5)
+    try:
+        hits = agent.recall.hits_for("When does the ferry to the island leave?", agent.memory_context(), history=False)
+        texts = [h.item.text for h in hits]
+        assert texts[0] == "Did you book the ferry to the island?"
+        assert "Great, I will pack the tent tonight." in texts  # two turns on, the private one skipped
+        assert not any("PIN" in t for t in texts)
+    finally:
+        agent.recall.close()
