@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from companion.errors import CompanionError
+from companion.memory import entries as E
 from companion.memory.daylog import now_local
 from companion.sleep.job import SleepJob
 from companion.sleep.report import APPLIED, ReportStore, SleepReport, undo_entry, undo_run
@@ -33,6 +34,9 @@ log = logging.getLogger(__name__)
 
 CATCH_UP_DELAY_MS = 60_000  # let the app open and the model load before a missed night runs
 CHAT_QUIET_S = 300.0  # a scheduled or caught-up run waits until chat has been quiet this long
+
+VERBS = {"added": "Added", "updated": "Updated", "superseded": "Replaced", "moved": "Moved to timeline",
+         "retired": "No longer true", "merged": "Merged duplicate"}
 
 
 class SleepController(QObject):
@@ -302,9 +306,12 @@ class ReportDialog(QDialog):
     def _fill(self) -> None:
         self.list.clear()
         for index, outcome in self.report.applied():
-            verb = {"added": "Added", "updated": "Updated", "superseded": "Replaced", "moved": "Moved to timeline"}[outcome.status]
+            verb = VERBS.get(outcome.status, outcome.status.capitalize())
             done = self.tr(" (undone)") if index in self.report.undone else ""
-            item = QListWidgetItem(f"{outcome.op.file} · {verb}: {outcome.op.text}{done}")
+            what = outcome.op.text
+            if outcome.status in ("retired", "merged"):  # the audit marked an entry: say which and why
+                what = f"{E.entry_text(outcome.old_line)} ({outcome.reason})"
+            item = QListWidgetItem(f"{outcome.op.file} · {verb}: {what}{done}")
             item.setToolTip(self.tr("From ") + ", ".join(outcome.op.sources))
             item.setData(Qt.ItemDataRole.UserRole, index)
             self.list.addItem(item)
