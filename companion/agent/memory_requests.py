@@ -63,10 +63,13 @@ def forget_matcher(what: str) -> Callable[[str], bool] | None:
 
 def _told(outcomes: list[CurateOutcome]) -> Outcome:
     """What the reply should say about a remember request."""
-    saved = [o for o in outcomes if o.status in APPLIED and o.status != "moved"]
-    if saved:
+    saved = [o for o in outcomes if o.status in ("added", "updated", "superseded")]
+    retired = [E.entry_text(o.old_line) for o in outcomes if o.status == "retired"]
+    if saved or retired:
         notes = sorted({o.reason for o in saved if o.reason})
-        return Outcome("Saved to long-term memory: " + "; ".join(o.op.text for o in saved) + "".join(f" ({n})" for n in notes), True)
+        parts = ["Saved to long-term memory: " + "; ".join(o.op.text for o in saved)] if saved else []
+        parts += ["Marked as no longer true: " + "; ".join(retired)] if retired else []
+        return Outcome(". ".join(parts) + "".join(f" ({n})" for n in notes), True)
     refused = next((o for o in outcomes if o.status == "refused"), None)
     if refused is not None and refused.reason.startswith("already in"):
         return Outcome(f"Already in memory ({refused.reason}).", False)
