@@ -13,6 +13,11 @@ _EN_MEANT = re.compile(
     r"\s*[,:]?\s+(?P<x>.+?)(?:,?\s+not\s+(?P<o>[^,.!?]+?))?[.!]*$",
     re.I,
 )
+_EN_ITS = re.compile(
+    r"^(?:(?:sorry|oops|wait|no|nope|oh|ah|hmm|my bad|correction|typo)[,!.:]?\s+)+(?:it'?s|it is|that'?s|that should be|should be|make it)"
+    r"\s+(?P<x>.+?)(?:,?\s+not\s+(?P<o>[^,.!?]+?))?[.!]*$",
+    re.I,
+)
 _EN_SAID = re.compile(
     r"^I (?:said|told you|wrote|mentioned)(?: that)? (?P<o>.+?),? but (?:(?:it'?s|it is|it was|that'?s|actually|in fact|really)\s+)*(?P<x>.+?)[.!]*$", re.I
 )
@@ -51,7 +56,7 @@ def correction(sentence: str) -> Correction | None:
         if match and (lead or match.group("own")):
             return Correction(match.group("x"), None)
         return Correction(rest, None) if lead and rest else None
-    for pattern in (_EN_SAID, _EN_MEANT):
+    for pattern in (_EN_SAID, _EN_MEANT, _EN_ITS):
         match = pattern.match(text)
         if match:
             return Correction(match.group("x").strip(), (match.group("o") or "").strip() or None)
@@ -107,7 +112,8 @@ _EN_PAST = re.compile(
     re.I,
 )
 _ZH_PAST = re.compile(r"(?:不再|已经不|早就不)(?P<a>[^，。！,.了]{2,10})|不(?P<b>[^，。！,.了]{2,10})了|(?:以前|曾经)(?P<c>[^，。！,.]{2,12})")
-_SKIP = {"my", "the", "a", "an", "to", "at", "in", "on", "job", "be", "being", "any", "more", "was", "am", "like", "really", "much", "it", "that"}
+_SKIP = {"my", "the", "a", "an", "to", "at", "in", "on", "job", "be", "being", "any", "more", "was", "am", "like", "really", "much", "it", "that",
+         "last", "year", "years", "ago", "month", "months", "week", "weeks", "since", "school", "college", "now", "then", "day", "days", "for", "when"}
 _VERBS = {"eat", "drink", "play", "smoke", "use", "take", "watch", "read", "go", "do", "make", "have", "own", "wear", "drive", "live"}
 _ZH_FILLER = re.compile(r"^(?:当|做|很|也|都|经常|常常|还|是)+")
 _ZH_VERB = re.compile(r"^(?:喝|吃|抽|玩|看|用|开|打)(?=[\u4e00-\u9fff]{2})")
