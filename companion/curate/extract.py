@@ -85,7 +85,7 @@ RULES: list[Rule] = [
     _rule(r"\bI (?:now )?(?P<x>[a-z]+) for a living\b", "USER.md", "Profile", lambda m: f"{_cap(_third(m.group('x')))} for a living", "Works "),
     _rule(r"\bI(?:'m| am) (?P<x>(?:an? )?(?:[\w-]+ ){0,2}(?:" + _JOBS + r"))s?\b", "USER.md", "Profile", lambda m: f"Is {_x(m)}" if _x(m).lower().startswith(("a ", "an ")) else f"Is a {_x(m)}", "Is a"),
     _rule(r"\bI(?:'m| am|'ve been| have been) (?:now )?(?:an? )?(?P<x>vegetarian|vegan|pescatarian)\b", "USER.md", "Profile", lambda m: f"Is a {_x(m).lower()}", "Is a vegetarian|Is a vegan|Is a pescatarian"),
-    _rule(r"\bI (?:live|am living|'m living) in (?P<x>[^.!?]{2,60})", "USER.md", "Profile", lambda m: f"Lives in {_x(m)}", "Lives in"),
+    _rule(r"\bI(?: now| currently)?(?: live|'m living| am living|'m now living| am now living) in (?P<x>[^.!?]{2,60})", "USER.md", "Profile", lambda m: f"Lives in {_x(m)}", "Lives in"),
     _rule(r"\b(?:I|we)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:from [^.!?]{2,40}? )?to (?P<x>[^.!?]{2,60})", "USER.md", "Profile", lambda m: f"Lives in {_x(m)}", "Lives in"),
     # negations keep their "not"
     _rule(r"\bI (?P<n>don't|do not|never|can't|cannot) (?P<v>eat|drink|smoke|own|drive|watch|use|wear|read|play|have|take|cook|buy|gamble|vape)(?:[.!]?$|(?P<x> [^.!?]{2,60}))", "USER.md", "Preferences",

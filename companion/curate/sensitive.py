@@ -69,6 +69,7 @@ _SECRET_WORD = (
     r"|access[_ -]?key|access[_ -]?token|auth[_ -]?token|refresh[_ -]?token|client[_ -]?secret|private[_ -]?key|token"
     r"|passwort|kennwort|mot de passe|mdp|contrase(?:ñ|n)a|clave|senha|wachtwoord|parola d'ordine|lösenord|salasana"
     r"|has(?:ł|l)o|пароль|パスワード|비밀번호|(?:door|gate|alarm|access|entry|safe|locker|garage|lock|building|wifi|wi-fi) ?code"
+    r"|(?:locker|lock|safe|padlock|bike lock|door) combination"
     r"|card number|account number|bank account"
 )
 _LABELLED = re.compile(
