@@ -6,14 +6,18 @@ from typing import Iterable
 
 from companion.memory.entries import normalize
 
-__all__ = ["find_duplicate", "is_duplicate", "normalize"]
+__all__ = ["find_duplicate", "is_duplicate", "normalize", "normalized_duplicate"]
 
 SUBSTRING_RATIO = 0.6
 
 
 def is_duplicate(candidate: str, existing: str) -> bool:
     """Exact match after normalizing, or one inside the other with length ratio > 60%."""
-    a, b = normalize(candidate), normalize(existing)
+    return normalized_duplicate(normalize(candidate), normalize(existing))
+
+
+def normalized_duplicate(a: str, b: str) -> bool:
+    """`is_duplicate` for texts already passed through `normalize` (for callers comparing many pairs)."""
     if not a or not b:
         return False
     if a == b:

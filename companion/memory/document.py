@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import frontmatter
 import yaml
 from yaml.composer import ComposerError
 
@@ -83,7 +84,7 @@ def parse_meta(yaml_text: str, name: str = "file") -> dict[str, Any]:
     if _SURROGATE.search(yaml_text):  # bytes that were not UTF-8, read with surrogateescape
         raise not_utf8
     try:
-        meta = yaml.load(yaml_text, Loader=_PlainYaml)  # noqa: S506 - a SafeLoader subclass
+        meta = frontmatter.YAMLHandler().load(yaml_text, Loader=_PlainYaml)  # a SafeLoader subclass
     except UnicodeError as exc:
         raise not_utf8 from exc
     except yaml.YAMLError as exc:

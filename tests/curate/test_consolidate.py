@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from companion.curate.consolidate import contradicts, near_duplicate, plan
 from companion.memory import entries as E
 
@@ -41,3 +43,23 @@ def test_plan_supersedes_the_older_of_two_contradicting_entries() -> None:
 def test_a_clean_file_is_left_alone() -> None:
     bodies = {"USER.md": "## Profile\n- Lives in York (2026-11-20#1)\n- Likes cats (2026-11-20#2)\n", "MEMORY.md": "## Facts\n- Likes dogs (2026-11-21#1)\n"}
     assert plan(bodies, TODAY) == (bodies, [])
+
+
+def test_a_full_file_is_audited_without_comparing_every_pair(monkeypatch: pytest.MonkeyPatch) -> None:
+    import companion.curate.consolidate as C
+
+    calls = 0
+    real = C.normalized_duplicate
+
+    def counting(a: str, b: str) -> bool:
+        nonlocal calls
+        calls += 1
+        return real(a, b)
+
+    monkeypatch.setattr(C, "normalized_duplicate", counting)
+    n = 3000
+    body = "## Facts\n" + "".join(f"- Fact number {i:06d} about the garden and the weather (2026-11-28#{i})\n" for i in range(n))
+    body += "- Fact number 000007 about the garden and the weather\n"  # a true duplicate among them
+    new, outcomes = C.plan({"USER.md": "", "MEMORY.md": body}, date(2026, 11, 30))
+    assert [o.status for o in outcomes] == ["merged"]
+    assert calls < 5 * n  # every pair would be about n * n / 2
