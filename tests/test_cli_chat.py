@@ -32,8 +32,9 @@ def test_piped_chat_lands_in_the_day_log(tmp_path):
     roles = [r["role"] for r in records if r["role"] != "event"]
     assert roles == ["user", "assistant", "user", "assistant"]
     assert all(r["text"] for r in records)
-    memory = (tmp_path / "h" / "companion-memory" / "MEMORY.md").read_text(encoding="utf-8")
-    assert "The user likes green tea (" in memory
+    profile = (tmp_path / "h" / "companion-memory" / "USER.md").read_text(encoding="utf-8")
+    assert "- Likes green tea (" in profile  # a preference lives in the profile, with its source
+    assert "[memory] Saved to long-term memory (USER.md): Likes green tea" in out.stdout
 
 
 def test_help_lists_subcommands():

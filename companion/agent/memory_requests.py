@@ -67,7 +67,9 @@ def _told(outcomes: list[CurateOutcome]) -> Outcome:
     retired = [E.entry_text(o.old_line) for o in outcomes if o.status == "retired"]
     if saved or retired:
         notes = sorted({o.reason for o in saved if o.reason})
-        parts = ["Saved to long-term memory: " + "; ".join(o.op.text for o in saved)] if saved else []
+        files = sorted({o.op.file for o in saved})
+        parts = [f"Saved to long-term memory ({file}): " + "; ".join(o.op.text for o in saved if o.op.file == file)
+                 for file in files]
         parts += ["Marked as no longer true: " + "; ".join(retired)] if retired else []
         return Outcome(". ".join(parts) + "".join(f" ({n})" for n in notes), True)
     refused = next((o for o in outcomes if o.status == "refused"), None)
