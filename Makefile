@@ -27,8 +27,8 @@ test: $(STAMP)
 
 typecheck: $(STAMP)
 	$(PY) -m pip install --quiet 'mypy>=1.10'
-	$(PY) -m mypy --ignore-missing-imports companion/memory companion/llm companion/agent companion/sleep \
-		companion/errors.py companion/paths.py companion/settings.py companion/runtime.py
+	$(PY) -m mypy --ignore-missing-imports companion/memory companion/llm companion/curate companion/portability companion/agent companion/sleep companion/evaluation \
+		companion/errors.py companion/paths.py companion/atomic.py companion/filelock.py companion/settings.py companion/runtime.py
 
 bench: $(STAMP)
 	$(PY) bench/bench_backend.py

@@ -167,7 +167,7 @@ def scan(text: str) -> list[Finding]:
             found.append(Finding(kind, start, end))
 
     def each(pattern: re.Pattern[str], kind: str, ok: Callable[[re.Match[str], str], bool] | None = None) -> None:
-        groups = [g for g in ("v", "zh") if g in pattern.groupindex] or [0]
+        groups: list[str | int] = [g for g in ("v", "zh") if g in pattern.groupindex] or [0]
         for match in pattern.finditer(text):
             for group in groups:
                 value = match.group(group)
