@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from companion.agent.session import ChatSession, Loader
 from companion.agent.events import Done, EventKind, Failed, MemoryNote, ToolRan, Trimmed, TurnEvent, UserLogged
 from companion.llm.base import Backend
+from companion.llm.catalog import EMBEDDED_LABEL
 from companion.atomic import atomic_write
 from companion.memory.daylog import DayLog, now_local
 from companion.memory.history import History
@@ -347,7 +348,8 @@ class MainWindow(QMainWindow):
         self.progress.hide()
         info = backend.info
         device = info.device or "CPU"
-        self.model_label.setText(f"{info.name} · {device}")
+        name = self.tr("SmolLM2 135M (built-in)") if info.name == EMBEDDED_LABEL else info.name
+        self.model_label.setText(f"{name} · {device}")
         self.model_label.setToolTip(info.path)
         self._set_backend(backend)
         for warning in info.warnings:

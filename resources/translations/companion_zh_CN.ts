@@ -384,6 +384,11 @@
   <context>
     <name>MainWindow</name>
     <message>
+      <location filename="../../companion/ui/main_window.py" line="350" />
+      <source>SmolLM2 135M (built-in)</source>
+      <translation>SmolLM2 135M（内置）</translation>
+    </message>
+    <message>
       <location filename="../../companion/ui/main_window.py" line="67" />
       <source>Companion</source>
       <translation>Companion</translation>

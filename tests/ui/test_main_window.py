@@ -310,3 +310,24 @@ def test_forget_offers_to_erase_everywhere_and_the_screen_follows(qtbot, window:
     shown = [w.text() for w in window.chat.messages() if isinstance(w, MessageWidget) and w.role == "user"]
     assert shown and not any("locker" in t.lower() for t in shown)
     assert not [p for p in home.root.rglob("*.jsonl") if "locker" in p.read_text(encoding="utf-8").lower()]
+
+
+def test_the_built_in_model_is_named_in_the_users_language(qtbot, make_window, qapp) -> None:
+    from dataclasses import replace
+
+    from PySide6.QtCore import QLocale
+
+    from companion.llm.catalog import EMBEDDED_LABEL
+    from companion.ui import app as app_module
+
+    backend = ScriptedBackend()
+    backend.info = replace(backend.info, name=EMBEDDED_LABEL)
+    translators = app_module.install_translators(qapp, QLocale(QLocale.Language.Chinese, QLocale.Country.China))
+    try:
+        window = make_window(backend)
+        assert window.model_label.text().startswith("SmolLM2 135M（内置）")
+    finally:
+        for translator in translators:
+            qapp.removeTranslator(translator)
+    english = make_window(backend)
+    assert english.model_label.text().startswith(EMBEDDED_LABEL)
