@@ -18,6 +18,13 @@ _ZH_NUMBER = r"[0-9一二两三四五六七八九十〇零]{1,3}"
 _COUNT = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
           "nine": 9, "ten": 10, "a few": 3, "couple of": 2, "a couple of": 2}
 _COUNT_WORDS = r"(?P<n>\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|a few|(?:a )?couple of)"
+# Words for days that both a question (which days it asks about) and a recalled turn (spelled out) use.
+_BEFORE_YESTERDAY = r"\b(?:the )?day before yesterday\b|前天"
+_YESTERDAY = r"\b(?:yesterday|last night)\b|昨天|昨晚"
+_LAST_WEEKEND = r"\blast weekend\b"
+_LAST_WEEK = r"\b(?:last|previous) week\b|\ba week ago\b|上(?:个)?(?:周|星期|礼拜)"
+_LAST_MONTH = r"\b(?:last|previous) month\b|\ba month ago\b|上(?:个)?月"
+_THIS_MONTH = r"\bthis month\b"
 
 
 @dataclass(frozen=True)
@@ -138,12 +145,12 @@ def _in_year(m: re.Match[str], today: date) -> Span | None:
     return date(int(m["y"]), 1, 1), date(int(m["y"]), 12, 31)
 
 
-@_query(r"\bday before yesterday\b|前天")
+@_query(_BEFORE_YESTERDAY)
 def _before_yesterday(m: re.Match[str], today: date) -> Span | None:
     return _single(today - timedelta(days=2))
 
 
-@_query(r"\b(?:yesterday|last night)\b|昨天|昨晚")
+@_query(_YESTERDAY)
 def _yesterday(m: re.Match[str], today: date) -> Span | None:
     return _single(today - timedelta(days=1))
 
@@ -153,13 +160,13 @@ def _today(m: re.Match[str], today: date) -> Span | None:
     return _single(today)
 
 
-@_query(r"\blast weekend\b")
+@_query(_LAST_WEEKEND)
 def _last_weekend(m: re.Match[str], today: date) -> Span | None:
     saturday = today - timedelta(days=(today.weekday() - 5) % 7 or 7)
     return saturday, saturday + timedelta(days=1)
 
 
-@_query(r"\b(?:last|previous) week\b|\ba week ago\b|上(?:个)?(?:周|星期|礼拜)")
+@_query(_LAST_WEEK)
 def _last_week(m: re.Match[str], today: date) -> Span | None:
     return _week_of(today - timedelta(days=7))
 
@@ -169,12 +176,12 @@ def _this_week(m: re.Match[str], today: date) -> Span | None:
     return _week_of(today)[0], today
 
 
-@_query(r"\b(?:last|previous) month\b|\ba month ago\b|上(?:个)?月")
+@_query(_LAST_MONTH)
 def _last_month(m: re.Match[str], today: date) -> Span | None:
     return _month_range(today.year - (today.month == 1), (today.month - 2) % 12 + 1)
 
 
-@_query(r"\bthis month\b")
+@_query(_THIS_MONTH)
 def _this_month(m: re.Match[str], today: date) -> Span | None:
     return date(today.year, today.month, 1), today
 
@@ -279,12 +286,12 @@ def _relative(pattern: str, flags: int = re.I) -> Callable[[Renderer], Renderer]
     return register
 
 
-@_relative(r"\b(?:the )?day before yesterday\b|前天")
+@_relative(_BEFORE_YESTERDAY)
 def _r_before_yesterday(m: re.Match[str], day: date) -> str | None:
     return spoken(day - timedelta(days=2))
 
 
-@_relative(r"\b(?:yesterday|last night)\b|昨天|昨晚")
+@_relative(_YESTERDAY)
 def _r_yesterday(m: re.Match[str], day: date) -> str | None:
     return spoken(day - timedelta(days=1))
 
@@ -294,12 +301,12 @@ def _r_tomorrow(m: re.Match[str], day: date) -> str | None:
     return spoken(day + timedelta(days=1))
 
 
-@_relative(r"\blast weekend\b")
+@_relative(_LAST_WEEKEND)
 def _r_last_weekend(m: re.Match[str], day: date) -> str | None:
     return f"the weekend before {spoken(day)}"
 
 
-@_relative(r"\b(?:last|previous) week\b|\ba week ago\b|上(?:个)?(?:周|星期|礼拜)")
+@_relative(_LAST_WEEK)
 def _r_last_week(m: re.Match[str], day: date) -> str | None:
     return f"the week before {spoken(day)}"
 
@@ -314,7 +321,7 @@ def _r_last_weekday(m: re.Match[str], day: date) -> str | None:
     return f"the {m['wd'].capitalize()} before {spoken(day)}"  # which one is the reader's call, as in talk
 
 
-@_relative(r"\b(?:last|previous) month\b|\ba month ago\b|上(?:个)?月")
+@_relative(_LAST_MONTH)
 def _r_last_month(m: re.Match[str], day: date) -> str | None:
     return month_name(day.replace(day=1) - timedelta(days=1))
 
@@ -324,7 +331,7 @@ def _r_next_month(m: re.Match[str], day: date) -> str | None:
     return month_name(day.replace(day=28) + timedelta(days=4))
 
 
-@_relative(r"\bthis month\b")
+@_relative(_THIS_MONTH)
 def _r_this_month(m: re.Match[str], day: date) -> str | None:
     return month_name(day)
 
