@@ -82,30 +82,27 @@ def test_commands_import_no_qt_except_the_self_test() -> None:
         assert not any(m.startswith("companion.ui") for m in _imports(file)), file.name
 
 
-def test_core_packages_do_not_import_pyside6() -> None:
+def _modules_loaded_by(packages: tuple[str, ...], roots: tuple[str, ...]) -> str:
+    """In a fresh interpreter, import every module of `packages`; the loaded modules under `roots`."""
     code = (
         "import sys, pkgutil, importlib\n"
         "import companion\n"
-        "for pkg in ('memory', 'llm', 'curate', 'portability', 'agent', 'sleep', 'evaluation'):\n"
+        f"for pkg in {packages!r}:\n"
         "    mod = importlib.import_module('companion.' + pkg)\n"
         "    for info in pkgutil.walk_packages(mod.__path__, mod.__name__ + '.'):\n"
         "        importlib.import_module(info.name)\n"
         "import companion.cli, companion.runtime, companion.settings\n"
-        "print(sorted(m for m in sys.modules if m.startswith(('PySide6', 'shiboken6'))))\n"
+        f"print(sorted(m for m in sys.modules if m.split('.')[0] in {roots!r}))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]"
+    return out.stdout.strip()
+
+
+def test_core_packages_do_not_import_pyside6() -> None:
+    core = ("memory", "llm", "curate", "portability", "agent", "sleep", "evaluation")
+    assert _modules_loaded_by(core, ("PySide6", "shiboken6")) == "[]"
 
 
 def test_curate_loads_no_model_runtime() -> None:
-    code = (
-        "import sys, pkgutil, importlib\n"
-        "import companion.curate as c\n"
-        "for info in pkgutil.walk_packages(c.__path__, 'companion.curate.'):\n"
-        "    importlib.import_module(info.name)\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('llama_cpp', 'PySide6', 'httpx')))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]"
+    assert _modules_loaded_by(("curate",), ("llama_cpp", "PySide6", "httpx", "httpx2")) == "[]"

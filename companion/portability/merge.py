@@ -8,6 +8,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Callable, Iterable
 
+from companion.memory import entries as E
 from companion.memory import sections
 from companion.memory.daylog import DayLog, read_file
 from companion.memory.dedupe import normalize
@@ -22,7 +23,6 @@ _LIST_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d+[.)])\s+\S")
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _COMMENT_LINE = re.compile(r"^\s*<!--.*-->\s*$")
-CITATION = re.compile(r"\d{4}-\d{2}-\d{2}#\d+")
 _COMMENT_TAIL = re.compile(r"\s*<!--.*?-->\s*$")
 _TRAILING_DATE = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)\s*$")
 
@@ -179,7 +179,7 @@ def _comparable(line: str) -> str:
 
 def rewrite_citations(id_map: dict[str, str]) -> Callable[[str], str]:
     """Point citations of imported records at the ids those records got here."""
-    return lambda text: CITATION.sub(lambda m: id_map.get(m.group(0), m.group(0)), text)
+    return lambda text: E.ID.sub(lambda m: id_map.get(m.group(0), m.group(0)), text)
 
 
 # -- day logs -------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Every writer of long-term memory asks the one policy: a secret, a hedge and a duplicate are
 refused the same way by "remember", bootstrap, tool calls, daytime learning, the night,
-Preferences names and imports."""
+Preferences names. Imports apply the policy's secret and injection rules to the user's own notes
+(tests/portability/test_merge.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ from companion.agent.tools import ToolExecutor
 from companion.curate.apply import Context, apply_file
 from companion.curate.names import set_name
 from companion.curate.ops import Op
-from companion.curate.policy import Actor, Proposal, decide
 from companion.errors import RefusedWriteError
 from companion.llm.base import ToolCall
 from companion.memory.longterm import LongTermStore
@@ -85,15 +85,8 @@ def names(store: LongTermStore, said: str, entry: str) -> str:
     return str(caught.value)
 
 
-def imports(store: LongTermStore, said: str, entry: str) -> str:
-    existing = {name: store.read(name).body for name in ("USER.md", "MEMORY.md")}
-    decision = decide(Proposal(entry, "MEMORY.md", Actor.IMPORT, "Facts"), existing)
-    assert not decision
-    return decision.reason
-
-
 WRITERS: dict[str, Callable[[LongTermStore, str, str], str]] = {
-    "remember": remember, "bootstrap": bootstrap, "tool": tool, "learn": learn, "sleep": sleep, "names": names, "import": imports,
+    "remember": remember, "bootstrap": bootstrap, "tool": tool, "learn": learn, "sleep": sleep, "names": names,
 }
 
 
