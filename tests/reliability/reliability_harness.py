@@ -8,9 +8,6 @@ It prints one JSON object: iterations, violations (with the first few described)
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 import argparse
 import json
 import logging
@@ -34,6 +31,8 @@ from companion.memory.daylog import DayLog, read_file
 from companion.memory.longterm import LongTermStore
 from companion.memory.setup import ensure_home
 from companion.paths import LONG_TERM_FILES, Home
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 
 BIG = 300_000  # some records are this large, so a kill can land inside the write
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from companion.memory.history import Actor
-
 import json
 import os
 import tempfile
@@ -24,6 +22,7 @@ from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record, valid_text
 from companion.memory.setup import ensure_home
 from companion.paths import Home
+from companion.memory.history import Actor
 
 # Examples tried per target; bench/reliability_report.py reads this counter.
 EXAMPLES: Counter[str] = Counter()

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtWidgets import QApplication
 
@@ -12,6 +9,8 @@ from companion.llm.scripted import ScriptedBackend
 from companion.atomic import atomic_write
 from companion.paths import Home
 from companion.ui.main_window import MainWindow
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 from tests.ui.conftest import wait_idle
 
 
