@@ -314,7 +314,7 @@ class ExportLoop:
         self.dest = home.root.parent / (home.root.name + "-exports")
         self.n = 0
         for i in range(40):  # something to copy
-            MemoryWriter(LongTermStore(home)).append("MEMORY.md", f"- fact {i} (2026-11-29#1)", "## Facts", actor=Actor.EDITOR)
+            LongTermStore(home)._append("MEMORY.md", f"- fact {i} (2026-11-29#1)", "## Facts", actor=Actor.EDITOR)
         self.before = _snapshot(home.memory)
         self.counts = {"exports finished": 0, "exports killed": 0}
 
@@ -358,7 +358,7 @@ class ImportLoop:
         for i in range(60):
             log.append("user", f"imported message {i:03d}")
             if i % 2 == 0:
-                MemoryWriter(store).append("MEMORY.md", f"- Imported fact {i:03d} (2026-11-29#{i + 1})", "## Facts", actor=Actor.EDITOR)
+                store._append("MEMORY.md", f"- Imported fact {i:03d} (2026-11-29#{i + 1})", "## Facts", actor=Actor.EDITOR)
         self.archive = home.root.parent / "source.zip"
         export_memory(source, self.archive, ExportOptions(as_zip=True, include_logs=True))
         self.completed = False
