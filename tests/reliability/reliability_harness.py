@@ -306,6 +306,13 @@ class SleepLoop:
 # -- target: export --------------------------------------------------------------------------
 
 
+_DISTINCT_WORDS = (
+    "apple river mountain violin lantern harbor meadow copper falcon orchid quartz saddle tundra walnut "
+    "yacht zephyr amber basil cedar dune ember fjord garnet hazel iris jasper kelp lotus maple nectar "
+    "opal pepper quince raven sage thistle umber velvet willow yarrow"
+).split()
+
+
 class ExportLoop:
     max_delay = 0.3
 
@@ -313,8 +320,9 @@ class ExportLoop:
         self.home, self.rng = home, rng
         self.dest = home.root.parent / (home.root.name + "-exports")
         self.n = 0
-        for i in range(40):  # something to copy
-            LongTermStore(home)._append("MEMORY.md", f"- fact {i} (2026-11-29#1)", "## Facts", actor=Actor.EDITOR)
+        writer = MemoryWriter(LongTermStore(home))
+        for i, word in enumerate(_DISTINCT_WORDS):  # something to copy; distinct, so none is a duplicate
+            writer.append("MEMORY.md", f"- Fact {i} is about {word} (2026-11-29#1)", "## Facts", actor=Actor.EDITOR)
         self.before = _snapshot(home.memory)
         self.counts = {"exports finished": 0, "exports killed": 0}
 
