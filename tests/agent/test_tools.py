@@ -21,7 +21,7 @@ def tools(home) -> ToolExecutor:
     store = LongTermStore(home)
     MemoryWriter(store).replace_all("USER.md", PROFILE, actor=Actor.EDITOR)
     MemoryWriter(store).replace_all("SOUL.md", "## Identity\n- Name: Mo\n", actor=Actor.EDITOR)
-    return ToolExecutor(store)
+    return ToolExecutor(store, Actor.TOOL)
 
 
 def call(tools: ToolExecutor, user_text: str, name: str, **args: str):

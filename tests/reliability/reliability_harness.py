@@ -205,7 +205,7 @@ class LongTermLoop:
 
     def work(self, ack: Callable[[str], None]) -> None:
         requests = MemoryRequests(self.store)
-        tools = ToolExecutor(self.store)
+        tools = ToolExecutor(self.store, Actor.TOOL)
         n = self.next_n  # resume where the last acknowledgement left off: the unacknowledged one may have landed
         while True:
             requests.remember(fact(n), f"2026-11-29#{n + 1}")
@@ -432,7 +432,7 @@ def _retrying(write: Callable[[], None], conflicts: list[int]) -> None:
 def _writers(store: LongTermStore, tag: str, count: int, conflicts: list[int]) -> list[Callable[[], None]]:
     """One writer per actor, each with its own way in: editor (CAS on the whole file), chat tool,
     remember (CAS inside), sleep-like section append (CAS), daytime learning."""
-    tools = ToolExecutor(store)
+    tools = ToolExecutor(store, Actor.TOOL)
     requests = MemoryRequests(store)
 
     def editor() -> None:
