@@ -92,6 +92,25 @@ def test_forget_everywhere_while_the_night_distills_is_not_undone(tmp_path: Path
     assert "Plays the cello" in LongTermStore(home).read("USER.md").body  # what was not forgotten is learned
 
 
+def test_a_forget_during_a_night_step_waits_for_it_and_the_report_leaves_it_out(tmp_path: Path) -> None:
+    home = _home(tmp_path, "I live in Lyon.", "I play the cello.")
+    gate = tmp_path / "night"
+    night = _harness(home, "sleep-wrote", str(home.root), str(gate))
+    try:
+        _wait_for(Path(f"{gate}.waiting"), night)  # the night has written what it learned of the day
+        forget = _companion(home, "forget", "Lyon", "--yes")
+        try:
+            forget.wait(timeout=8)  # it waits for the night's step (or, without the lock, runs in the middle)
+        except subprocess.TimeoutExpired:
+            pass
+    finally:
+        Path(f"{gate}.go").touch()
+    _finish(night)
+    _finish(forget)
+    assert _everywhere(home, "lyon") == []  # the night's report, written after the forget, leaves it out
+    assert "Plays the cello" in LongTermStore(home).read("USER.md").body
+
+
 def test_an_import_while_the_night_writes_keeps_what_the_night_learned(tmp_path: Path) -> None:
     home = _home(tmp_path, "I live in Lyon.")
     src = tmp_path / "export"
