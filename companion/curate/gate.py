@@ -33,6 +33,8 @@ from companion.memory.longterm import LongTermStore, all_replaced, appended, edi
 log = logging.getLogger(__name__)
 
 CONFLICT_RETRIES = 3
+# Text the user chose as a whole (an edit, an import, an earlier version): saved as it is, never compacted.
+VERBATIM = frozenset({Actor.EDITOR, Actor.RESTORE, Actor.IMPORT, Actor.MIGRATE})
 Change = Callable[[Document], str]
 Matcher = Callable[[str], bool]
 
@@ -143,19 +145,17 @@ class MemoryWriter:
                 reason = policy.approval_reason(doc.name, action, request or "", doc.body, after.body)
                 if reason:
                     raise NeedsApproval(reason)
+            if actor not in VERBATIM:  # over the size cap: the oldest entries move to the archive
+                body, archived = compact(after.front, after.body)
+                if archived:
+                    append_archive(self.home.memory, doc.name, archived, date.today())
+                    raw = after.with_body(body)
             before.append(doc.raw)
             return raw
 
         with maintenance.shared(self.home):
             doc = self.store._apply(name, checked, expected_sha, actor)
         return Written(doc.name, before[-1] if before else doc.raw, doc)
-
-    def check(self, name: str, new_raw: str, *, actor: Actor) -> Decision:
-        """What the policy says of replacing `name` with `new_raw`, without writing (the editor asks first)."""
-        doc = self.store.read(name)
-        after = parse_document(doc.name, new_raw)
-        others = {n: self.store.read(n).body for n in FACT_FILES if n != doc.name}
-        return policy.check_change(doc.name, doc.body, after.body, Actor(actor), others)
 
     # -- the common changes --------------------------------------------------
 
