@@ -26,6 +26,10 @@ class StorageError(CompanionError):
     """Reading or writing the memory folder failed (disk full, permissions...)."""
 
 
+class MemoryBusyError(StorageError):
+    """Memory is being changed as a whole (the night's step, an import, a forget) and the caller would not wait."""
+
+
 class InvalidMemoryFileError(CompanionError):
     """A file name outside the whitelist of long-term files (or a path trick)."""
 

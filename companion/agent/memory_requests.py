@@ -124,7 +124,7 @@ class MemoryRequests:
 
 
 def forget_everywhere(store: LongTermStore, what: str, daylog: DayLog, index: SearchIndex | None = None,
-                      *, dry_run: bool = False) -> Erased | None:
+                      *, dry_run: bool = False, wait: float | None = None) -> Erased | None:
     """Erase what a "forget" names from past conversations, digests, earlier versions, backups and the
     search index (the ordinary forget has removed it from the long-term files). None when `what` names
     nothing specific."""
@@ -133,6 +133,6 @@ def forget_everywhere(store: LongTermStore, what: str, daylog: DayLog, index: Se
         return None
     if dry_run:
         return erase_everywhere(store.home, matcher, daylog, index, dry_run=True)
-    with maintenance.exclusive(store.home):  # the long-term entries and every copy, with no night step between
+    with maintenance.exclusive(store.home, wait):  # the long-term entries and every copy, no night step between
         MemoryWriter(store).forget(matcher)
         return erase_everywhere(store.home, matcher, daylog, index)

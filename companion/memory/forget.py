@@ -178,9 +178,10 @@ def erase_everywhere(home: Home, matches: Matcher, daylog: DayLog, index: Search
     """Erase what `matches` from every copy outside the long-term files (those are the caller's:
     the ordinary "forget" removes their entries). With `dry_run`, only count. Holds the memory lock
     exclusively (`memory/maintenance.py`): no night step or import reads a copy it is erasing."""
+    if dry_run:  # only counts: a night step or an import may run meanwhile
+        return _erase_everywhere(home, matches, daylog, index, dry_run)
     with maintenance.exclusive(home):
-        if not dry_run:
-            maintenance.note_forget(home)
+        maintenance.note_forget(home)
         return _erase_everywhere(home, matches, daylog, index, dry_run)
 
 

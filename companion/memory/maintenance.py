@@ -15,21 +15,30 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import IO, Iterator
 
 from companion.atomic import atomic_write
+from companion.errors import MemoryBusyError
 from companion.paths import Home
 
-_held = threading.local()  # path -> (mode, depth) for the locks this thread holds
+_held = threading.local()  # path -> [mode, depth] for the locks this thread holds
+_POLL_S = 0.05
 
 if os.name == "nt":  # pragma: no cover - exercised on Windows only
     import msvcrt
 
-    def _acquire(handle: IO[bytes], shared: bool) -> None:
+    def _acquire(handle: IO[bytes], shared: bool, blocking: bool) -> bool:
         handle.seek(0)
-        msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)  # type: ignore[attr-defined]
+        try:
+            msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK if blocking else msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
+        except OSError:
+            if blocking:
+                raise
+            return False
+        return True
 
     def _release(handle: IO[bytes]) -> None:
         handle.seek(0)
@@ -38,8 +47,13 @@ if os.name == "nt":  # pragma: no cover - exercised on Windows only
 else:
     import fcntl
 
-    def _acquire(handle: IO[bytes], shared: bool) -> None:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+    def _acquire(handle: IO[bytes], shared: bool, blocking: bool) -> bool:
+        mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
+        try:
+            fcntl.flock(handle.fileno(), mode if blocking else mode | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
 
     def _release(handle: IO[bytes]) -> None:
         fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
@@ -55,16 +69,28 @@ def _holding() -> dict[str, list[object]]:
     return _held.locks  # type: ignore[no-any-return]
 
 
+def _take(handle: IO[bytes], shared: bool, timeout: float | None) -> None:
+    if timeout is None:
+        _acquire(handle, shared, blocking=True)
+        return
+    deadline = time.monotonic() + timeout
+    while not _acquire(handle, shared, blocking=False):
+        if time.monotonic() >= deadline:
+            raise MemoryBusyError(
+                "Memory is being changed right now (the night's work, an import or a forget); try again in a minute."
+            )
+        time.sleep(_POLL_S)
+
+
 @contextmanager
-def _locked(home: Home, shared: bool) -> Iterator[None]:
+def _locked(home: Home, shared: bool, timeout: float | None = None) -> Iterator[None]:
     path = lock_path(home)
     key = os.path.abspath(path)
     mine = _holding()
     if key in mine:  # taken again by the thread that holds it
-        mode, depth = mine[key]
-        if mode == "shared" and not shared:
+        if mine[key][0] == "shared" and not shared:
             raise RuntimeError("a shared memory lock cannot be upgraded to an exclusive one")
-        mine[key] = [mode, int(depth) + 1]  # type: ignore[call-overload]
+        mine[key][1] = int(mine[key][1]) + 1  # type: ignore[call-overload]
         try:
             yield
         finally:
@@ -73,7 +99,7 @@ def _locked(home: Home, shared: bool) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
     # A fresh open file per holder: flock locks belong to the open file, so threads exclude each other too.
     with open(path, "a+b", opener=lambda p, f: os.open(p, f, 0o600)) as handle:
-        _acquire(handle, shared)
+        _take(handle, shared, timeout)
         mine[key] = ["shared" if shared else "exclusive", 1]
         try:
             yield
@@ -87,9 +113,10 @@ def shared(home: Home) -> AbstractContextManager[None]:
     return _locked(home, shared=True)
 
 
-def exclusive(home: Home) -> AbstractContextManager[None]:
-    """Held by forget-everywhere, an import and a migration, from their first read to their last write."""
-    return _locked(home, shared=False)
+def exclusive(home: Home, timeout: float | None = None) -> AbstractContextManager[None]:
+    """Held by forget-everywhere, an import and a migration, from their first read to their last write.
+    With `timeout` (seconds), MemoryBusyError instead of a longer wait (a window must not freeze)."""
+    return _locked(home, shared=False, timeout=timeout)
 
 
 def _generation_path(home: Home) -> Path:

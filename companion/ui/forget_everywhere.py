@@ -15,6 +15,9 @@ from companion.ui.chat_view import ChatView
 from companion.ui.message_widget import MessageWidget
 
 
+UI_WAIT_S = 10.0  # the window waits this long for a night step or an import, then says to try again
+
+
 def _tr(text: str) -> str:
     return QCoreApplication.translate("ForgetEverywhere", text)
 
@@ -51,7 +54,8 @@ class ForgetEverywhere:
                 return
             if not self.ask(self.notice, found.summary()):
                 return
-            erased = forget_everywhere(self.agent.store, self.what, self.agent.daylog, self.agent.recall.index)
+            erased = forget_everywhere(self.agent.store, self.what, self.agent.daylog, self.agent.recall.index,
+                                       wait=UI_WAIT_S)
         except CompanionError as exc:
             self.notice.set_note(str(exc))
             return

@@ -204,3 +204,32 @@ def test_a_tool_change_past_the_size_cap_moves_the_oldest_entries_to_the_archive
     body = store.read("MEMORY.md").body
     assert "Keeps bees" in body and "Old fact number 000000" not in body
     assert "Old fact number 000000" in archive_path(home.memory, "MEMORY.md").read_text(encoding="utf-8")
+
+
+def test_a_window_does_not_wait_long_for_a_night_step(home: Home, store: LongTermStore) -> None:
+    import threading
+
+    from companion.errors import MemoryBusyError
+    from companion.memory import maintenance
+
+    DayLog(home.days).append("user", "I play the cello.")
+    holding, release = threading.Event(), threading.Event()
+
+    def night_step() -> None:
+        with maintenance.shared(home):
+            holding.set()
+            release.wait(10)
+
+    step = threading.Thread(target=night_step)
+    step.start()
+    try:
+        assert holding.wait(10)
+        found = forget_everywhere(store, "cello", DayLog(home.days), dry_run=True)  # counting needs no lock
+        assert found is not None and found.records == 1
+        with pytest.raises(MemoryBusyError, match="try again"):
+            forget_everywhere(store, "cello", DayLog(home.days), wait=0.2)
+        assert "cello" in "".join(p.read_text(encoding="utf-8") for p in home.days.rglob("*.jsonl"))
+    finally:
+        release.set()
+        step.join()
+    assert forget_everywhere(store, "cello", DayLog(home.days), wait=5).records == 1  # type: ignore[union-attr]

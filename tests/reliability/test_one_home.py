@@ -23,7 +23,6 @@ from PySide6.QtWidgets import QMessageBox
 from companion.ui import app
 from companion.ui.main_window import MainWindow
 
-original_warning = QMessageBox.warning
 def warning(parent, title, text, *args, **kwargs):
     print(f"dialog: {title}: {text}", flush=True)
     return QMessageBox.StandardButton.Ok
