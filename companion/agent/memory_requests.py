@@ -19,6 +19,7 @@ from companion.memory.forget import Erased, erase_everywhere
 from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record
 from companion.memory.search import SearchIndex
+from companion.memory.lang import HAN_CHAR
 
 MIN_FACT, MAX_FACT = 5, 500
 BOOTSTRAP_TURNS = 3
@@ -35,7 +36,7 @@ class Outcome:
 
 
 _WORDS = re.compile(r"[^\W_]+", re.UNICODE)
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+_CJK = HAN_CHAR
 _VAGUE = {
     "it", "that", "this", "those", "these", "them", "everything", "all", "about", "me", "my", "the", "a", "an",
     "what", "i", "said", "just", "please", "you", "there", "thing", "stuff", "我", "这个", "那个", "它", "这", "那", "吧",
@@ -148,9 +149,9 @@ class MemoryRequests:
 
     def _write_persona(self, name: str | None, styles: tuple[str, ...], source_id: str) -> str:
         soul = self.store.read("SOUL.md")
-        cite = f" ({source_id})"
-        identity = f"- {E.name_entry(name)}{cite}\n{DEFAULT_IDENTITY}" if name else f"- {E.name_entry('Companion')}\n{DEFAULT_IDENTITY}"
-        style = "\n".join(f"- {s}{cite}" for s in styles) or "- Friendly, clear and concise."
+        named = E.format_entry(E.name_entry(name), [source_id]) if name else E.format_entry(E.name_entry("Companion"))
+        identity = f"{named}\n{DEFAULT_IDENTITY}"
+        style = "\n".join(E.format_entry(s, [source_id]) for s in styles) or E.format_entry("Friendly, clear and concise.")
         soul = self.store.replace_section("SOUL.md", "## Identity", identity, expected_sha=soul.sha, actor="chat")
         self.store.replace_section("SOUL.md", "## Style", style, expected_sha=soul.sha, actor="chat")
         return f"Your persona is set: {name or 'Companion'}; style: {', '.join(styles) or 'friendly and concise'}."

@@ -62,7 +62,6 @@ def build_system_prompt(
 
 LONG_TERM_TITLES = (("SOUL.md", "Soul"), ("USER.md", "User Profile"), ("MEMORY.md", "Long-term Memory"))
 _DROP_ORDER = ("MEMORY.md", "USER.md", "SOUL.md")  # the persona goes last
-_CITED_DAY = re.compile(r"\b(\d{4}-\d{2}-\d{2})(?:#\d+)?\b")
 
 
 def memory_sections(bodies: dict[str, str]) -> str:
@@ -88,7 +87,7 @@ def _entries(body: str) -> list[list[str]]:
 
 def _drop_rank(block: list[str], position: int) -> tuple[str, int]:
     """Older entries go first (by the newest date they cite); undated ones from the end of the file."""
-    days = _CITED_DAY.findall("\n".join(block))
+    days = E.mentioned_days("\n".join(block))
     return (max(days) if days else "9999-99-99", -position if not days else position)
 
 

@@ -10,8 +10,9 @@ from companion.curate.ops import Op
 from companion.curate.requests import ReminderRequest
 from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record
+from companion.memory.lang import HAN_CHAR
 
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+_CJK = HAN_CHAR
 _ZH_WEEKDAYS = "一二三四五六日"
 
 

@@ -32,7 +32,7 @@ def set_name(store: LongTermStore, file: str, section: str, name: str) -> bool:
     decision = decide(Proposal(E.name_entry(name), file, Actor.USER, section), others)
     if not decision:
         raise RefusedWriteError(f"That name was not saved: {decision.reason}.")
-    line = f"- {decision.text}"
+    line = E.format_entry(decision.text)
     old = next((l for l in doc.body.splitlines() if E.name_of(l)), None)
     if old is not None:
         store.write(file, doc.with_body(E.replace_line(doc.body, old, [line])), doc.sha, actor="user")

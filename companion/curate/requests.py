@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, time
 
 from companion.curate.dates import resolve_moment
+from companion.memory.entries import Entry
+from companion.memory.lang import HAN
 
 _TRAIL = " \t.!。！?？"
 
@@ -20,11 +22,11 @@ _FORGET = [
 ]
 _USER_NAME = [
     re.compile(r"\b(?:my name is|my name's|i am called|i'm called|call me)\s+(?P<name>[^\W\d_][\w'-]{0,30})", re.I),
-    re.compile(r"(?:我叫|我的名字是|叫我)\s*(?P<name>[\u4e00-\u9fffA-Za-z]{1,12})"),
+    re.compile(r"(?:我叫|我的名字是|叫我)\s*(?P<name>[" + HAN + r"A-Za-z]{1,12})"),
 ]
 _COMPANION_NAME = [
     re.compile(r"\b(?:call yourself|your name (?:is|should be|will be)|i'?ll call you|i will call you|name you)\s+(?P<name>[^\W\d_][\w'-]{0,30})", re.I),
-    re.compile(r"(?:你就叫|就叫你|你叫|你的名字是|你的名字叫)\s*(?P<name>[\u4e00-\u9fffA-Za-z]{1,12})"),
+    re.compile(r"(?:你就叫|就叫你|你叫|你的名字是|你的名字叫)\s*(?P<name>[" + HAN + r"A-Za-z]{1,12})"),
 ]
 _STYLES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(concise|brief|short|to the point|succinct)\b|简洁|简短|简单点", re.I), "Keep replies short and to the point."),
@@ -152,8 +154,7 @@ class ReminderRequest:
 
     def entry(self) -> str:
         """The Upcoming entry's text: '2026-12-01 08:00: Call my mother' (no time: '2026-12-01: ...')."""
-        stamp = self.day.isoformat() + (f" {self.at:%H:%M}" if self.at else "")
-        return f"{stamp}: {self.text[:1].upper()}{self.text[1:]}"
+        return Entry.timed(self.day, self.at, self.text).text
 
 
 def _without(text: str, spans: list[tuple[int, int]]) -> str:

@@ -6,7 +6,8 @@ from datetime import date, datetime, time, timedelta, timezone
 
 import pytest
 
-from companion.curate.dates import find_time, resolve_moment, zh_number
+from companion.curate.dates import find_time, resolve_moment
+from companion.memory.lang import zh_number
 from companion.curate.requests import ReminderRequest, memory_request, reminder_request
 
 TZ = timezone(timedelta(hours=8))
