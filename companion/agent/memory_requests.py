@@ -12,7 +12,7 @@ from companion.curate.ops import APPLIED, Op
 from companion.curate.ops import Outcome as CurateOutcome
 from companion.curate.policy import Actor, Proposal, decide
 from companion.memory import entries as E
-from companion.curate.requests import MemoryRequest, bootstrap_answers
+from companion.curate.requests import MemoryRequest, bootstrap_answers, dated_request
 from companion.memory.daylog import DayLog
 from companion.memory.dedupe import normalize
 from companion.memory.forget import Erased, erase_everywhere
@@ -104,7 +104,9 @@ class MemoryRequests:
             return Outcome(f"Not saved: a memory entry must be {MIN_FACT}-{MAX_FACT} characters.", False)
         record = _source(source, said or fact)
         words = Record(record.id, record.ts, "user", said or fact)
-        ops = [op for op in extract([words]) if op.file != "SOUL.md"] or [Op("add", "MEMORY.md", "Facts", fact, [record.id])]
+        dated = dated_request(fact, record.timestamp)
+        planned = [Op("add", "MEMORY.md", "Upcoming", dated.entry(), [record.id])] if dated is not None else []
+        ops = [op for op in extract([words]) if op.file != "SOUL.md"] or planned or [Op("add", "MEMORY.md", "Facts", fact, [record.id])]
         ctx = Context({record.id: words}, record.day, actor=Actor.REMEMBER)
         outcomes: list[CurateOutcome] = []
         for file in dict.fromkeys(op.file for op in ops):

@@ -139,6 +139,7 @@ _TIME_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(?<![\d:])(?P<h>\d{1,2})[:.](?P<m>\d{2})\s*" + _AMPM, re.I), "clock"),
     (re.compile(r"(?<![\d:.])(?P<h>\d{1,2})\s*" + _AMPM, re.I), "clock"),
     (re.compile(r"(?<![\d:])(?P<h>\d{1,2}):(?P<m>\d{2})(?![\d:])"), "clock"),
+    (re.compile(r"\b(?:at )?(?P<h>\d{1,2}) ?o'?clock\b", re.I), "clock"),
     (re.compile(r"\bat (?P<h>\d{1,2})(?:[:.](?P<m>\d{2}))?\b(?! ?(?:%|years?|days?|weeks?|months?|minutes?|hours?))", re.I), "clock"),
     (re.compile(r"\b(?:at )?(?P<word>noon|midday|midnight)\b", re.I), "word"),
     (re.compile(r"\bin (?P<n>\d{1,3}|a|an|one|two|three|half an?) (?P<unit>minutes?|mins?|hours?)\b", re.I), "in"),
@@ -224,6 +225,8 @@ def resolve_moment(text: str, now: datetime) -> tuple[date, FoundTime | None, li
     spans = [(d.start, d.end) for d in days[:1]] + ([(moment.start, moment.end)] if moment else [])
     if moment is not None and moment.after is not None:
         at = now + moment.after
+        if at.second or at.microsecond:  # "in 1 minute" said at 14:00:30 is due 14:02, never before 14:01:30
+            at = at.replace(second=0, microsecond=0) + timedelta(minutes=1)
         return at.date(), FoundTime(at.hour, at.minute, moment.start, moment.end, moment.text, True), spans
     day = days[0].when if days else now.date()
     if moment is None:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import time
 from typing import Callable
 
 from companion.memory.records import Record
 from companion.curate import corrections as C
 from companion.memory import entries as E
 from companion.curate import listen
-from companion.curate.dates import find_dates
+from companion.curate.dates import find_dates, resolve_moment
 from companion.curate.ops import Op
 from companion.memory.lang import HAN, has_han
 
@@ -188,17 +189,22 @@ def _plan(sentence: str, record: Record) -> Op | None:
     elif not _PLAN_EN.search(sentence):
         return None
     when = found[0].when
-    what = sentence[: found[0].start] + sentence[found[0].end :]
-    what = _DATE_WORDS.sub("", what[: found[0].start]) + what[found[0].start :]
+    moment = resolve_moment(sentence, record.timestamp)  # "on December 10 at 9am": the time is kept too
+    at = moment[1] if moment is not None and len(moment[2]) == 2 and moment[0] == when else None
+    what = sentence
+    for start, end in sorted(moment[2] if at is not None else [(found[0].start, found[0].end)], reverse=True):
+        what = _DATE_WORDS.sub("", what[:start]) + what[end:]
     if zh:
         what = re.sub(r"^(?:我们|我)?(?:要|得|会|打算|准备)?", "", what.replace("我", "", 1)).strip(_TRAIL)
     else:
         what = _PLAN_LEAD.sub("", what.strip()).strip(_TRAIL)
         what = _PLAN_TAIL.sub("", re.sub(r"\s{2,}", " ", what))
-    if len(what) < 3:
+    if len(what) < (2 if zh else 3):  # "开会" says it in two characters
         return None
     section = "Upcoming" if when >= record.day else "Timeline"
-    return Op("add", "MEMORY.md", section, f"{when.isoformat()}: {_cap(what.replace(_DOT, '.'))}", [record.id], origin="rule")
+    clock = time(at.hour, at.minute) if at is not None else None
+    entry = E.Entry.timed(when, clock, _cap(what.replace(_DOT, ".")))
+    return Op("add", "MEMORY.md", section, entry.text, [record.id], origin="rule")
 
 
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|「[^」]*」|『[^』]*』|‘[^’]*’|(?<![\w])'[^']*'(?![\w])")

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, time
 
-from companion.curate.dates import resolve_moment
+from companion.curate.dates import find_dates, resolve_moment
 from companion.memory.entries import Entry
 from companion.memory.lang import HAN
 
@@ -173,17 +173,28 @@ def reminder_request(message: str, now: datetime) -> ReminderRequest | None:
     """'Remind me ...' / '提醒我……' naming a day or a time, resolved against the message's own time."""
     for pattern in _REMIND:
         match = pattern.match(message)
-        if match is None:
-            continue
-        rest = match.group("rest").strip()
-        moment = resolve_moment(rest, now)
-        if moment is None:
-            return None
-        day, at, spans = moment
-        what = _without(rest, spans)
-        what = _REMIND_JOIN.sub("", _REMIND_LEAD.sub("", what.strip(" ,，:：")))
-        what = _REMIND_LEAD.sub("", _clean(what)).strip(" ,，:：")
-        if len(what) < 2:
-            return None
-        return ReminderRequest(day, time(at.hour, at.minute) if at else None, what)
+        if match is not None:
+            return _when_and_what(match.group("rest").strip(), now)
     return None
+
+
+def dated_request(fact: str, now: datetime) -> ReminderRequest | None:
+    """A fact to remember that names a day and a time ("Dentist on December 10 at 9am"): a timed entry, so it
+    reminds at 9:00. A time alone ("parked at level 3") or a day alone does not make a fact a reminder."""
+    if not find_dates(fact, now.date()):
+        return None
+    found = _when_and_what(fact.strip(), now)
+    return found if found is not None and found.at is not None else None
+
+
+def _when_and_what(rest: str, now: datetime) -> ReminderRequest | None:
+    moment = resolve_moment(rest, now)
+    if moment is None:
+        return None
+    day, at, spans = moment
+    what = _without(rest, spans)
+    what = _REMIND_JOIN.sub("", _REMIND_LEAD.sub("", what.strip(" ,，:：")))
+    what = _REMIND_LEAD.sub("", _clean(what)).strip(" ,，:：")
+    if len(what) < 2:
+        return None
+    return ReminderRequest(day, time(at.hour, at.minute) if at else None, what)
