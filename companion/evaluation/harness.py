@@ -17,6 +17,7 @@ from companion.agent.recall import HEADER, pack, snippet_line
 from companion.agent.session import ChatSession
 from companion.memory.lang import fold
 from companion.agent.turn import Agent
+from companion.curate.gate import MemoryWriter
 from companion.curate.names import set_name
 from companion.errors import DatasetError
 from companion.llm.base import Backend
@@ -290,7 +291,7 @@ def evaluate(
             ids = ingest(home, dataset, clock, after_day)
             agent = session.agent
             for role, name in dataset.names.items():
-                set_name(agent.store, *NAME_FILES[role], name)
+                set_name(MemoryWriter(agent.store), *NAME_FILES[role], name)
             if rank is not None:
                 agent.recall.settings = rank
             agent.recall.ready.wait()
