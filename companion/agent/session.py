@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Callable, Iterator
 
 from companion.agent.events import TurnEvent
-from companion.agent.memory_requests import forget_everywhere
+from companion.curate.requests import forget_everywhere
 from companion.agent.tools import ToolResult
 from companion.agent.turn import Agent
 from companion.llm.base import Backend, ModelInfo

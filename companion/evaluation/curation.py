@@ -26,8 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.agent.learn import DaytimeLearner
-from companion.agent.memory_requests import MemoryRequests
-from companion.curate.requests import memory_request
+from companion.curate.requests import MemoryRequests, memory_request
 from companion.memory import entries as E
 from companion.memory.daylog import DayLog
 from companion.curate.gate import MemoryWriter

@@ -42,7 +42,7 @@ def test_a_chinese_reminder_in_a_chinese_home(tmp_path, clock, scripted) -> None
 def test_remember_with_a_day_and_a_time_becomes_a_reminder_that_fires_at_that_minute(home, clock, scripted) -> None:
     from datetime import datetime
 
-    from companion.sleep.reminders import timed_reminders
+    from companion.curate.requests import timed_reminders
 
     agent = Agent(home, scripted, clock=clock)  # Sunday 2026-11-29 14:03
     list(agent.run_turn("Remember: Dentist on December 10 at 9am"))

@@ -84,7 +84,7 @@ def test_chinese_numbers(text: str, value: int | None) -> None:
 from companion.curate.extract import extract  # noqa: E402
 from companion.memory.entries import Entry  # noqa: E402
 from companion.memory.records import Record  # noqa: E402
-from companion.sleep.reminders import timed_reminders  # noqa: E402
+from companion.curate.requests import timed_reminders  # noqa: E402
 
 
 def _due_at(entry_text: str) -> datetime | None:

@@ -1,4 +1,4 @@
-"""Requests honoured by rule, without the model: "remember ...", "forget ...", "remind me ...", bootstrap answers."""
+"""Read requests honoured by rule, without the model: "remember ...", "forget ...", "remind me ...", bootstrap answers."""
 
 from __future__ import annotations
 
@@ -55,6 +55,11 @@ class MemoryRequest:
     kind: str  # "remember" | "forget"
     text: str  # in the third person ("The user's sister is Lea"), or what to forget
     said: str = ""  # the fact in the user's own words ("my sister is Lea")
+
+    @property
+    def forgets(self) -> str | None:
+        """What a "forget" names (the window offers to erase it everywhere); None for "remember"."""
+        return self.text if self.kind == "forget" else None
 
 
 def _clean(text: str) -> str:
@@ -152,6 +157,10 @@ class ReminderRequest:
     at: time | None
     text: str
 
+    @property
+    def forgets(self) -> str | None:
+        return None  # a reminder erases nothing
+
     def entry(self) -> str:
         """The Upcoming entry's text: '2026-12-01 08:00: Call my mother' (no time: '2026-12-01: ...')."""
         return Entry.timed(self.day, self.at, self.text).text
@@ -198,3 +207,11 @@ def _when_and_what(rest: str, now: datetime) -> ReminderRequest | None:
     if len(what) < 2:
         return None
     return ReminderRequest(day, time(at.hour, at.minute) if at else None, what)
+
+
+Request = MemoryRequest | ReminderRequest
+
+
+def parse_request(message: str, now: datetime) -> Request | None:
+    """What a message asks by rule: remember or forget something, or a reminder; None for anything else."""
+    return memory_request(message) or reminder_request(message, now)
