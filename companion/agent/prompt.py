@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from typing import Callable
 
 from companion.llm.base import Message
+from companion.memory import records as R
 from companion.memory.records import Record
 from companion.memory import entries as E
 
@@ -215,10 +216,8 @@ def history_messages(records: list[Record]) -> list[Message]:
 
 
 def conversational(records: list[Record]) -> list[Record]:
-    """User and assistant records that belong in the history. A regenerated reply carries
-    `replaces: <old id>`; the replaced one is left out (the log keeps both)."""
-    replaced = {r.extra.get("replaces") for r in records if r.extra.get("replaces")}
-    return [r for r in records if r.role in ("user", "assistant") and r.id not in replaced]
+    """User and assistant records that belong in the history (a replaced reply does not)."""
+    return R.conversational(records)
 
 
 @dataclass
