@@ -22,6 +22,7 @@ class Ban:
     pattern: re.Pattern[str]
     homes: frozenset[str]  # files (relative to companion/) where the pattern belongs
     why: str
+    scope: str = ""  # only files under this folder are checked ("ui/"), by default all
 
 
 BANS = [
@@ -41,6 +42,8 @@ BANS = [
         frozenset({"llm/loader.py", "llm/llama.py", "llm/remote.py"}), "load models through companion.llm.loader"),
     Ban("opening links", re.compile(r"QDesktopServices\.openUrl|\bwebbrowser\.|setOpenExternalLinks\(True\)"),
         frozenset({"ui/links.py"}), "open links through companion.ui.links (open_link, open_folder)"),
+    Ban("the agent's parts in the UI", re.compile(r"(?<!companion\.)\bagent\.(?:tools|recall|requests|store|daylog|run_turn|regenerate)\b"),
+        frozenset(), "the window talks to the ChatSession (run_turn, apply_tool, undo_tool, forget_everywhere)", scope="ui/"),
 ]
 
 
@@ -59,7 +62,7 @@ def _code_lines(path: Path) -> list[tuple[int, str]]:
 
 def violations(ban: Ban, files: dict[str, list[tuple[int, str]]]) -> list[str]:
     return [f"companion/{name}:{number}: {line.strip()[:100]}"
-            for name, lines in files.items() if name not in ban.homes
+            for name, lines in files.items() if name not in ban.homes and name.startswith(ban.scope)
             for number, line in lines if ban.pattern.search(line)]
 
 
@@ -87,10 +90,13 @@ def test_each_pattern_stays_in_its_home(ban: Ban, sources: dict[str, list[tuple[
     (BANS[6], "backend = RemoteBackend(url, name, key, retries=0)"),
     (BANS[6], "return RemoteBackend.from_settings(settings, key)"),
     (BANS[7], "QDesktopServices.openUrl(url)"),
+    (BANS[8], "found = forget_everywhere(self.agent.store, what, self.agent.daylog, self.agent.recall.index)"),
 ], ids=lambda value: value.what if isinstance(value, Ban) else "")
 def test_each_ban_catches_what_it_bans(ban: Ban, line: str) -> None:
-    assert violations(ban, {"agent/somewhere.py": [(1, line)]}) == [f"companion/agent/somewhere.py:1: {line.strip()[:100]}"]
-    assert violations(ban, {next(iter(ban.homes)): [(1, line)]}) == []
+    where = f"{ban.scope or 'agent/'}somewhere.py"
+    assert violations(ban, {where: [(1, line)]}) == [f"companion/{where}:1: {line.strip()[:100]}"]
+    elsewhere = ban.homes if not ban.scope else {"agent/session.py"}  # its home, or outside its scope
+    assert all(violations(ban, {name: [(1, line)]}) == [] for name in elsewhere)
 
 
 # -- the store's write methods ------------------------------------------------------------------------

@@ -19,6 +19,8 @@ from companion.memory.daylog import DayLog
 from companion.memory.longterm import LongTermStore
 from companion.paths import Home
 
+pytestmark = pytest.mark.reliability
+
 REAL_WRITE = os.write
 REAL_REPLACE = os.replace
 REAL_FSYNC = os.fsync

@@ -3,6 +3,8 @@ and files end in the project's own errors, never a crash, never a write outside 
 
 from __future__ import annotations
 
+import pytest
+
 from companion.curate.gate import MemoryWriter
 from companion.memory.history import Actor
 
@@ -24,6 +26,8 @@ from companion.portability.migrate import migrate_path
 from companion.memory.setup import ensure_home
 from companion.portability.skill_import import import_memory
 from companion.paths import LONG_TERM_FILES, Home
+
+pytestmark = pytest.mark.reliability
 
 EXAMPLES: Counter[str] = Counter()
 FUZZ = settings(

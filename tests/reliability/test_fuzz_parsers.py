@@ -25,6 +25,8 @@ from companion.memory.records import Record, valid_text
 from companion.memory.setup import ensure_home
 from companion.paths import Home
 
+pytestmark = pytest.mark.reliability
+
 # Examples tried per target; bench/reliability_report.py reads this counter.
 EXAMPLES: Counter[str] = Counter()
 FUZZ = settings(

@@ -11,6 +11,8 @@ from companion.memory.daylog import DayLog, read_file
 from companion.memory.longterm import LongTermStore
 from companion.paths import Home
 
+pytestmark = pytest.mark.reliability
+
 
 def test_deeply_nested_json_line_is_skipped_not_fatal(home: Home, clock) -> None:
     log = DayLog(home.days, clock)

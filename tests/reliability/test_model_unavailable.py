@@ -16,6 +16,8 @@ from companion.memory.longterm import LongTermStore
 from companion.paths import Home
 from companion.settings import ModelSettings
 
+pytestmark = pytest.mark.reliability
+
 
 def _load(path: Path, caps: Capabilities | None = None, n_ctx: int = 2048):  # noqa: ANN202 - a Backend
     from companion.llm.loader import load_backend

@@ -22,6 +22,8 @@ from companion.paths import Home
 from companion.runtime import open_home
 from companion.sleep.job import SleepJob
 
+pytestmark = pytest.mark.reliability
+
 
 class NetworkAttempt(AssertionError):
     pass

@@ -14,6 +14,8 @@ from companion.memory.longterm import MAX_FILE_BYTES, LongTermStore
 from companion.paths import Home
 from companion.settings import Settings
 
+pytestmark = pytest.mark.reliability
+
 ENTRY = "- Fact number {i:06d} about the garden and the weather (2026-11-28#{i})\n"
 
 
