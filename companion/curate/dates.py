@@ -83,8 +83,8 @@ def _resolve(kind: str, match: re.Match[str], anchor: date) -> date | None:
     if kind == "zh_md":
         return _future_md(anchor, int(groups["m"]), int(groups["d"]))
     if kind == "zh_in":
-        count = zh_number(groups["n"])
-        return anchor + timedelta(days=count) if count else None
+        days = zh_number(groups["n"])
+        return anchor + timedelta(days=days) if days else None
     return None
 
 

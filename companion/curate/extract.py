@@ -190,9 +190,12 @@ def _plan(sentence: str, record: Record) -> Op | None:
         return None
     when = found[0].when
     moment = resolve_moment(sentence, record.timestamp)  # "on December 10 at 9am": the time is kept too
-    at = moment[1] if moment is not None and len(moment[2]) == 2 and moment[0] == when else None
+    spans = [(found[0].start, found[0].end)]
+    at = None
+    if moment is not None and len(moment[2]) == 2 and moment[0] == when:
+        at, spans = moment[1], moment[2]
     what = sentence
-    for start, end in sorted(moment[2] if at is not None else [(found[0].start, found[0].end)], reverse=True):
+    for start, end in sorted(spans, reverse=True):
         what = _DATE_WORDS.sub("", what[:start]) + what[end:]
     if zh:
         what = re.sub(r"^(?:我们|我)?(?:要|得|会|打算|准备)?", "", what.replace("我", "", 1)).strip(_TRAIL)
