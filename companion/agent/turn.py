@@ -17,6 +17,7 @@ from companion.agent.events import (
 from companion.agent.privacy import PAUSED_NOTE, Privacy
 from companion.agent.recall import MEMORY_SEARCH_TOOL, Packed, Recall
 from companion.agent.repetition import RepetitionGuard
+from companion.curate.policy import Actor
 from companion.curate.requests import MemoryRequests, parse_request
 from companion.agent.tools import ToolExecutor, tool_message_content
 from companion.agent.triggers import TriggerState, parse_triggers
@@ -57,7 +58,7 @@ class Agent:
         self.clock = clock
         self.store = store or LongTermStore(home)
         self.daylog = daylog or DayLog(home.days, clock)
-        self.tools = ToolExecutor(self.store)
+        self.tools = ToolExecutor(self.store, Actor.TOOL)
         self.requests = MemoryRequests(self.store)
         self.triggers = TriggerState(home.state / "soul_state.json", clock)
         self.privacy = Privacy()

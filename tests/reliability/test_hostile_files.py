@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from companion.memory.history import Actor
-
 import pytest
 
 from companion.errors import FrontmatterError
 from companion.memory.daylog import DayLog, read_file
 from companion.memory.longterm import LongTermStore
 from companion.paths import Home
+from companion.memory.history import Actor
 
 pytestmark = pytest.mark.reliability
 
