@@ -24,9 +24,10 @@ from companion.curate.policy import FACT_FILES, Actor, Decision, Proposal
 from companion.errors import ConflictError, RefusedWriteError
 from companion.memory import entries as E
 from companion.memory import maintenance
-from companion.memory.dedupe import normalize
+from companion.memory.dedupe import find_duplicate_entry, normalize
 from companion.memory.document import Document, parse_document, split_frontmatter
 from companion.memory.history import Version
+from companion.memory.lang import HAN_CHAR
 from companion.memory.records import Record
 from companion.memory.longterm import LongTermStore, all_replaced, appended, edited, section_replaced
 
@@ -42,7 +43,7 @@ Matcher = Callable[[str], bool]
 # -- what a "forget" names ------------------------------------------------------------------
 
 _WORDS = re.compile(r"[^\W_]+", re.UNICODE)
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+_CJK = HAN_CHAR
 _VAGUE = {
     "it", "that", "this", "those", "these", "them", "everything", "all", "about", "me", "my", "the", "a", "an",
     "what", "i", "said", "just", "please", "you", "there", "thing", "stuff", "我", "这个", "那个", "它", "这", "那", "吧",
@@ -271,7 +272,7 @@ class MemoryWriter:
         decision = policy.decide(Proposal(E.name_entry(name), file, actor, section), others)
         if not decision:
             raise Refused(decision)
-        line = f"- {decision.text}"
+        line = E.format_entry(decision.text)
 
         def named(current: Document) -> str:
             old = next((l for l in current.body.splitlines() if E.name_of(l)), None)
@@ -325,7 +326,7 @@ def filter_block(body: str, name: str, actor: Actor) -> Filtered:
     accepted = ""
     for line in body.splitlines(keepends=True):
         decision = policy.check_block(line, name, actor, {name: accepted})
-        if decision and E.is_entry(line) and E.find_duplicate_entry(policy.clean(line), accepted) is not None:
+        if decision and E.is_entry(line) and find_duplicate_entry(policy.clean(line), accepted) is not None:
             repeated += 1
         elif decision:
             kept.append(line)
