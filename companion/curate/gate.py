@@ -9,7 +9,6 @@ to this module (tests/test_one_writer.py keeps it so).
 
 from __future__ import annotations
 
-import logging
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -24,13 +23,12 @@ from companion.curate.policy import FACT_FILES, Actor, Decision, Proposal
 from companion.errors import ConflictError, RefusedWriteError
 from companion.memory import entries as E
 from companion.memory import maintenance
-from companion.memory.dedupe import normalize
+from companion.memory.dedupe import find_duplicate_entry, normalize
 from companion.memory.document import Document, parse_document, split_frontmatter
 from companion.memory.history import Version
+from companion.memory.lang import HAN_CHAR
 from companion.memory.records import Record
 from companion.memory.longterm import LongTermStore, all_replaced, appended, edited, section_replaced
-
-log = logging.getLogger(__name__)
 
 CONFLICT_RETRIES = 3
 # Text the user chose as a whole (an edit, an import, an earlier version): saved as it is, never compacted.
@@ -42,7 +40,7 @@ Matcher = Callable[[str], bool]
 # -- what a "forget" names ------------------------------------------------------------------
 
 _WORDS = re.compile(r"[^\W_]+", re.UNICODE)
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+_CJK = HAN_CHAR
 _VAGUE = {
     "it", "that", "this", "those", "these", "them", "everything", "all", "about", "me", "my", "the", "a", "an",
     "what", "i", "said", "just", "please", "you", "there", "thing", "stuff", "我", "这个", "那个", "它", "这", "那", "吧",
@@ -188,9 +186,11 @@ class MemoryWriter:
 
     def apply_ops(self, name: str, ops: list[Op], ctx: Context, *, dry_run: bool = False) -> list[Outcome]:
         """Plan `ops` on `name` (each passes the policy as `ctx.actor`), compact, guard the drop share
-        and write with compare-and-swap, planning again if someone wrote the file meanwhile."""
-        for _attempt in range(CONFLICT_RETRIES):
-            doc = self.store.read(name)
+        and write, all under the file's lock: the plan is pure and quick (the model proposed the ops
+        before), so no other writer can slip in between the reading and the writing."""
+        result: list[Outcome] = []
+
+        def planned(doc: Document) -> str:
             ctx.bodies = {other: self.store.read(other).body for other in FACT_FILES if other != name}
             body, moved = move_past_upcoming(doc.body, ctx.today) if name == "MEMORY.md" else (doc.body, [])
             body, outcomes = plan(name, body, ops, ctx)
@@ -201,20 +201,22 @@ class MemoryWriter:
             body, archived = compact(doc.front, body)
             refusal = None if archived else policy.rewrite_refusal(doc.body, body)  # compaction archives, it does not lose
             if refusal:
-                return [Outcome(o.op, "refused", refusal) if o.status in APPLIED else o for o in outcomes]
+                result[:] = [Outcome(o.op, "refused", refusal) if o.status in APPLIED else o for o in outcomes]
+                return doc.raw
+            result[:] = outcomes
             if dry_run or body == doc.body:
-                return outcomes
+                return doc.raw
             if archived:
                 append_archive(self.home.memory, name, archived, ctx.today)
-                outcomes.append(Outcome(Op("none", name, "", f"{len(archived)} older entries moved to archive/{name}", []), "archived"))
-            try:
-                with maintenance.shared(self.home):
-                    self.store._write(name, doc.with_body(body), doc.sha, actor=ctx.actor)
-            except ConflictError:
-                log.info("%s changed while %s wrote it; planning again", name, ctx.actor.value)
-                continue
-            return outcomes
-        raise ConflictError(f"{name} kept changing while {ctx.actor.value} tried to update it; it will try again next time.")
+                result.append(Outcome(Op("none", name, "", f"{len(archived)} older entries moved to archive/{name}", []), "archived"))
+            return doc.with_body(body)
+
+        if dry_run:
+            planned(self.store.read(name))
+            return result
+        with maintenance.shared(self.home):
+            self.store._apply(name, planned, None, ctx.actor)
+        return result
 
     def audit(self, today: date, *, dry_run: bool = False) -> list[Outcome]:
         """The night's audit of USER.md and MEMORY.md (near-duplicates merged, contradictions superseded)."""
@@ -271,7 +273,7 @@ class MemoryWriter:
         decision = policy.decide(Proposal(E.name_entry(name), file, actor, section), others)
         if not decision:
             raise Refused(decision)
-        line = f"- {decision.text}"
+        line = E.format_entry(decision.text)
 
         def named(current: Document) -> str:
             old = next((l for l in current.body.splitlines() if E.name_of(l)), None)
@@ -325,7 +327,7 @@ def filter_block(body: str, name: str, actor: Actor) -> Filtered:
     accepted = ""
     for line in body.splitlines(keepends=True):
         decision = policy.check_block(line, name, actor, {name: accepted})
-        if decision and E.is_entry(line) and E.find_duplicate_entry(policy.clean(line), accepted) is not None:
+        if decision and E.is_entry(line) and find_duplicate_entry(policy.clean(line), accepted) is not None:
             repeated += 1
         elif decision:
             kept.append(line)

@@ -43,6 +43,8 @@ from companion.curate.extract import own_words
 from companion.curate.ops import MAX_TEXT, MIN_TEXT
 from companion.curate.sensitive import find_contact, find_sensitive
 from companion.memory import entries as E
+from companion.memory.dedupe import find_duplicate_entry
+from companion.memory.lang import cjk_count
 from companion.memory import sections
 from companion.memory.history import Actor
 from companion.memory.section_names import canonical
@@ -109,14 +111,12 @@ class Decision:
 
 
 _LETTERS = re.compile(r"[^\W\d_]")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
-_NAME = re.compile(r"^(?:Name|名字)\s*[:：]\s*(?P<v>.+)$")
 _SPACE = re.compile(r"\s+")
 
 
 def text_width(text: str) -> int:
     """Length where a CJK character counts twice: "喜欢喝茶" says as much as "Likes tea"."""
-    return len(text) + len(_CJK.findall(text))
+    return len(text) + cjk_count(text)
 
 
 def clean(text: str) -> str:
@@ -140,8 +140,8 @@ def check_text(text: str, actor: Actor) -> Decision:
         if actor not in EXPLICIT:
             return _refuse(Code.CONTACT, text, f"it holds {contact}, which is stored only when the user asks explicitly")
         note = f"Stored {contact} because the user asked explicitly."
-    name = _NAME.match(text)
-    if listen.injected(text) or (name and listen.name_is_instruction(name.group("v"))):
+    name = E.Entry(text).name
+    if listen.injected(text) or (name and listen.name_is_instruction(name)):
         return _refuse(Code.INJECTION, text, "it reads like an instruction to the assistant, not a fact")
     if listen.hedged(text):
         return _refuse(Code.HEDGE, text, "it is uncertain; it can be kept with the doubt, e.g. 'Might like opera (unsure)'")
@@ -172,7 +172,7 @@ def decide(proposal: Proposal, existing: Mapping[str, str] | None = None) -> Dec
         if proposal.file == "SOUL.md" and proposal.actor in INFERRED and not asked_for(proposal.grounds or "", "persona"):
             return _refuse(Code.PERSONA, text, "SOUL.md changes only when the user asks for a different persona")
     for file in _places(proposal.file):
-        line = E.find_duplicate_entry(text, (existing or {}).get(file, ""))
+        line = find_duplicate_entry(text, (existing or {}).get(file, ""))
         if line is not None:
             return _refuse(Code.DUPLICATE, text, f"already in {file}: {E.entry_text(line)}", line)
     return decision

@@ -7,7 +7,6 @@ from datetime import date
 import pytest
 
 from companion.curate.gate import MemoryWriter
-from companion.errors import ConflictError
 from companion.memory.history import Actor
 from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record
@@ -165,30 +164,28 @@ def test_upcoming_moves_to_timeline_once_past() -> None:
     assert new.index("Dentist") < new.index("## Upcoming") < new.index("Trip")
 
 
-def test_concurrent_edit_is_replanned_not_overwritten(store: LongTermStore, monkeypatch: pytest.MonkeyPatch) -> None:
-    ctx = _ctx("I own a kayak")
-    real_write = store._write
-    calls = {"n": 0}
+def test_a_concurrent_edit_waits_for_the_plan_and_is_kept(store: LongTermStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
 
-    def racing_write(name: str, raw: str, expected: str | None, *, actor: Actor):  # the user saves in between
-        calls["n"] += 1
-        if calls["n"] == 1:
-            MemoryWriter(store).append("MEMORY.md", "- Typed by the user", "## Facts", actor=Actor.EDITOR)
-        return real_write(name, raw, expected, actor=actor)
+    from companion.curate import gate
 
-    monkeypatch.setattr(store, "_write", racing_write)
-    out = MemoryWriter(store).apply_ops("MEMORY.md", [_add("Owns a kayak")], ctx)
+    real_plan = gate.plan
+    others: list[threading.Thread] = []
+
+    def plan_while_the_user_saves(*args: object, **kwargs: object):  # noqa: ANN202
+        user = threading.Thread(target=MemoryWriter(store).append,
+                                args=("MEMORY.md", "- Typed by the user", "## Facts"), kwargs={"actor": Actor.EDITOR})
+        user.start()
+        others.append(user)
+        user.join(0.3)
+        assert user.is_alive()  # the user's save waits for the file while the night plans it
+        return real_plan(*args, **kwargs)
+
+    monkeypatch.setattr(gate, "plan", plan_while_the_user_saves)
+    out = MemoryWriter(store).apply_ops("MEMORY.md", [_add("Owns a kayak")], _ctx("I own a kayak"))
+    others[0].join(10)
     body = store.read("MEMORY.md").body
     assert out[0].status == "added" and "Typed by the user" in body and "Owns a kayak" in body
-
-
-def test_keeps_failing_conflicts_surface(store: LongTermStore, monkeypatch: pytest.MonkeyPatch) -> None:
-    def always_conflict(*args: object, **kwargs: object) -> None:
-        raise ConflictError("changed")
-
-    monkeypatch.setattr(store, "_write", always_conflict)
-    with pytest.raises(ConflictError, match="next time"):
-        MemoryWriter(store).apply_ops("MEMORY.md", [_add("Owns a canoe")], _ctx("canoe"))
 
 
 def test_model_text_in_the_users_words_is_put_in_entry_form(store: LongTermStore) -> None:
