@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "companion.commands.forget",
     "companion.commands.eval",
     "companion.commands.sleep",
+    "companion.commands.mcp",
 )
 
 

@@ -52,11 +52,22 @@ class WindowSettings:
 
 
 @dataclass
+class SharingSettings:
+    """What the user's other assistants may read over MCP (`companion mcp`): nothing until allowed.
+
+    One line per agent, "name: scope scope ...", scopes from agent/sharing.py SCOPES."""
+
+    agents: list[str] = field(default_factory=list)
+    http_port: int = 8765  # `companion mcp --http` listens on 127.0.0.1 only
+
+
+@dataclass
 class Settings:
     model: ModelSettings = field(default_factory=ModelSettings)
     memory: MemorySettings = field(default_factory=MemorySettings)
     sleep: SleepSettings = field(default_factory=SleepSettings)
     window: WindowSettings = field(default_factory=WindowSettings)
+    sharing: SharingSettings = field(default_factory=SharingSettings)
     extra: dict[str, Any] = field(default_factory=dict)  # tables this version does not know
 
     def to_dict(self) -> dict[str, Any]:
@@ -88,7 +99,7 @@ class Settings:
 
 
 _TABLES: dict[str, type] = {"model": ModelSettings, "memory": MemorySettings, "sleep": SleepSettings,
-                            "window": WindowSettings}
+                            "window": WindowSettings, "sharing": SharingSettings}
 
 
 def load_settings(path: Path) -> Settings:

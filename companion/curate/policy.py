@@ -48,6 +48,7 @@ class Actor(str, Enum):
     SLEEP = "sleep"  # the nightly job
     USER = "user"  # the user typing in Preferences or the editor
     IMPORT = "import"  # entries merged from an imported memory folder
+    AGENT = "agent"  # another assistant of the user's, over MCP: only ever a proposal the user approves
 
 
 class Code(str, Enum):

@@ -6,14 +6,16 @@ import re
 from datetime import date
 
 from companion.memory import sections
+from companion.memory.records import SEQ_PART
 
 # The grammar. An entry is a list item: "-", "*", "+" or a number ("1." / "1)") and a space.
 BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-# A record id "2026-11-29#17"; CITED: one in parentheses, with its day and number as groups.
-ID = re.compile(r"\d{4}-\d{2}-\d{2}#\d+")
-CITED = re.compile(r"\((\d{4}-\d{2}-\d{2})#(\d+)\)")
+# A record id "2026-11-29#17" ("2026-11-29#17.k3fq" from device k3fq of a synced folder);
+# CITED: one in parentheses, with its day and number (with the device tag) as groups.
+ID = re.compile(rf"\d{{4}}-\d{{2}}-\d{{2}}#{SEQ_PART}")
+CITED = re.compile(rf"\((\d{{4}}-\d{{2}}-\d{{2}})#({SEQ_PART})\)")
 # Citations at the end of an entry: "(2026-11-29#17)", "(2026-11-29#17, 2026-11-30#2)" or "<!-- src: ... -->".
-_CITE = re.compile(r"\s*\((?:\d{4}-\d{2}-\d{2}#\d+(?:,\s*)?)+\)|\s*<!--.*?-->")
+_CITE = re.compile(rf"\s*\((?:\d{{4}}-\d{{2}}-\d{{2}}#{SEQ_PART}(?:,\s*)?)+\)|\s*<!--.*?-->")
 # Superseded: "- ~~Lives in Paris~~ (2026-11-01#3) — superseded 2026-11-29".
 _SUPERSEDED = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+~~.*~~.*\bsuperseded\b", re.I)
 _MARK = re.compile(r"\s+[—-]+\s+superseded \d{4}-\d{2}-\d{2}.*$", re.I)

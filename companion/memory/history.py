@@ -13,7 +13,7 @@ from companion.atomic import atomic_write
 
 DEFAULT_KEEP = 200
 _NAME = re.compile(r"^(\d{8}T\d{6}\.\d{6})-([a-z_]+)(?:-(\d+))?\.md$")
-ACTORS = ("user", "chat", "tool", "sleep", "learn", "restore", "import", "system")
+ACTORS = ("user", "chat", "tool", "sleep", "learn", "restore", "import", "system", "agent", "sync")
 
 
 @dataclass(frozen=True)
