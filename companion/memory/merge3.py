@@ -108,17 +108,17 @@ def merge3(base: Sequence[str], ours: Sequence[str], theirs: Sequence[str]) -> M
 
 
 def choose_base(candidates: Sequence[Sequence[str]], ours: Sequence[str], theirs: Sequence[str]) -> int | None:
-    """Index of the candidate (newest first) most likely the common version: the fewest lines apart
-    from both sides; among equals the oldest, since a later version of one side would make the
-    other side look as if it had removed that side's additions."""
-    best: tuple[int, int] | None = None
+    """Index of the newest candidate (History versions, newest first) both sides descend from.
+
+    A version is taken as common when every line of it that this side still has is also on the
+    other side. A version too new for that holds lines the other computer never saw, and a merge
+    from it would read their absence as a removal and drop them; an older version only turns such
+    a removal into a line kept. So the test errs towards keeping: nothing this side has is lost."""
     mine, other = set(ours), set(theirs)
     for index, lines in enumerate(candidates):
-        have = set(lines)
-        distance = len(have ^ mine) + len(have ^ other)
-        if best is None or distance <= best[0]:
-            best = (distance, index)
-    return None if best is None else best[1]
+        if (set(lines) & mine) <= other:
+            return index
+    return None
 
 
 def replace_block(body: str, ours: Sequence[str], theirs: Sequence[str]) -> str:
