@@ -100,7 +100,7 @@ def sync(a: Computer, b: Computer, tool: str = "Syncthing", seen: dict[str, byte
                 (side.home.memory / copy).write_bytes(db)
                 (side.home.memory / rel).write_bytes(da)
             made.append(copy)
-            seen[rel] = da
+            seen[rel], seen[copy] = da, db
             continue
         if (da is None and db == base) or (db is None and da == base):  # removed on one side
             for side in (a, b):

@@ -1,0 +1,80 @@
+"""Day files per computer in a synced folder: naming, ids, reading all of a day as one log; an unsynced home as before."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime, timedelta, timezone
+
+from companion.memory.daylog import DayLog, day_files, newest_day_files
+from companion.memory.device import local_device, stored_tag
+from companion.memory.records import Record
+from companion.sleep.cursor import Cursor, cursor_path
+from companion.sleep.job import SleepJob
+
+TZ = timezone(timedelta(hours=1))
+
+
+def test_an_unsynced_home_keeps_its_file_names_ids_and_cursor(home, clock):
+    log = DayLog(home.days, clock)
+    ids = [log.append("user", "I'm allergic to peanuts").id, log.append("assistant", "Noted.").id]
+    assert ids == ["2026-11-29#1", "2026-11-29#2"]
+    assert [p.name for p in day_files(home.days)] == ["2026-11-29.jsonl"]
+    assert log.device is None and local_device(home.memory, home.state) is None
+    SleepJob(home, None, clock=clock).run()
+    assert cursor_path(home) == home.state / "sleep_cursor.json"
+    data = json.loads(cursor_path(home).read_text())
+    assert all(set(mark) == {"seq", "size"} for mark in data["days"].values())  # the format as it always was
+    assert not (home.state / "device.json").exists()
+
+
+def test_a_synced_folder_gives_this_computer_its_own_day_file_and_tagged_ids(home, clock):
+    log = DayLog(home.days, clock)
+    old = log.append("user", "before the folder was synced").id
+    (home.memory / ".stfolder").mkdir()
+    log = DayLog(home.days, clock)
+    clock.advance(minutes=1)
+    record = log.append("user", "after")
+    tag = stored_tag(home.state)
+    assert tag and record.id == f"2026-11-29#1.{tag}" and record.device == tag and record.seq == 1
+    assert old == "2026-11-29#1"  # the existing id stays valid beside the new one
+    assert [p.name for p in log.files(date(2026, 11, 29))] == ["2026-11-29.jsonl", f"2026-11-29.{tag}.jsonl"]
+    assert [r.id for r in log.read_day(date(2026, 11, 29)).records] == ["2026-11-29#1", record.id]
+    assert Record.from_dict(record.to_dict()) == record
+    (home.memory / ".stfolder").rmdir()
+    assert DayLog(home.days, clock).append("user", "still mine").device == tag  # once tagged, always tagged
+
+
+def test_records_of_several_computers_read_as_one_log_in_time_order(home):
+    month = home.days / "2026-12"
+    month.mkdir(parents=True)
+    def write(name, rows):
+        (month / name).write_text("".join(json.dumps({"id": i, "ts": ts, "role": "user", "text": t}) + "\n" for i, ts, t in rows))
+    write("2026-12-01.k3fq.jsonl", [("2026-12-01#1.k3fq", "2026-12-01T09:00:00.000+01:00", "a"),
+                                    ("2026-12-01#2.k3fq", "2026-12-01T11:00:00.000+01:00", "c")])
+    write("2026-12-01.q2zb.jsonl", [("2026-12-01#1.q2zb", "2026-12-01T02:00:00.000-08:00", "b"),  # the same moment as c
+                                    ("2026-12-01#2.q2zb", "2026-12-01T09:30:00.000+01:00", "a2")])
+    write("2026-12-01.sync-conflict-20261201-101530-ABCDEF7.jsonl", [("2026-12-01#1", "2026-12-01T08:00:00.000+01:00", "x")])
+    log = DayLog(home.days, device=None)
+    assert [r.text for r in log.read_day(date(2026, 12, 1)).records] == ["a", "a2", "c", "b"]
+    assert log.days() == [date(2026, 12, 1)]
+    assert [p.name for p in newest_day_files(home.days)] == ["2026-12-01.q2zb.jsonl", "2026-12-01.k3fq.jsonl"]
+    assert log.size(date(2026, 12, 1)) == sum(p.stat().st_size for p in log.files(date(2026, 12, 1)))
+    assert [r.text for r in log.tail(2)] == ["c", "b"]
+
+
+def test_the_cursor_marks_each_computers_numbering_and_folds_in_a_conflict_copy(tmp_path):
+    path = tmp_path / "sleep-cursor.json"
+    cursor = Cursor(path)
+    records = [Record("2026-12-01#3", "2026-12-01T09:00:00+01:00", "user", "x"),
+               Record("2026-12-01#5.k3fq", "2026-12-01T09:00:00+01:00", "user", "y")]
+    cursor.advance_records(date(2026, 12, 1), records, 100)
+    cursor.save()
+    other = Cursor(tmp_path / "sleep-cursor.sync-conflict-20261202-030000-ABCDEF7.json")
+    other.advance_records(date(2026, 12, 1), [Record("2026-12-01#9.q2zb", "2026-12-01T10:00:00+01:00", "user", "z")], 180)
+    other.last_run = "2026-12-02T03:00:00+01:00"
+    other.save()
+    loaded = Cursor.load(path)
+    mark = loaded.mark(date(2026, 12, 1))
+    assert (mark.seq, mark.devices, mark.size) == (3, {"k3fq": 5, "q2zb": 9}, 180)
+    assert mark.covers(records[1]) and not mark.covers(Record("2026-12-01#6.k3fq", "2026-12-01T11:00:00+01:00", "user", "n"))
+    assert loaded.last_run == "2026-12-02T03:00:00+01:00"
