@@ -6,13 +6,14 @@ from __future__ import annotations
 import hmac
 import json
 import secrets
+from contextvars import ContextVar
 from datetime import date
 from pathlib import Path
 from typing import Any, Callable
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import ToolAnnotations
 
@@ -69,6 +70,9 @@ def agent_for_token(home: Home, header: str | None) -> str | None:
     return found
 
 
+_http_agent: ContextVar[str | None] = ContextVar("companion_mcp_agent", default=None)
+
+
 class TokenGate:
     """ASGI middleware: every HTTP request needs a known bearer token, else 401 and nothing else."""
 
@@ -79,12 +83,19 @@ class TokenGate:
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
             headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-            if agent_for_token(self.home, headers.get("authorization")) is None:
+            agent = agent_for_token(self.home, headers.get("authorization"))
+            if agent is None:
                 body = b'{"error": "missing or wrong token: copy it from Companion, Connect another assistant"}'
                 await send({"type": "http.response.start", "status": 401,
                             "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")]})
                 await send({"type": "http.response.body", "body": body})
                 return
+            token = _http_agent.set(agent)
+            try:
+                await self.app(scope, receive, send)
+            finally:
+                _http_agent.reset(token)
+            return
         await self.app(scope, receive, send)
 
 
@@ -150,12 +161,12 @@ def build_server(share: MemoryShare, agent_of: AgentOf) -> MCPServer:
 
 
 def _add_resource(server: MCPServer, share: MemoryShare, agent_of: AgentOf, name: str) -> None:
-    async def read(ctx: Context) -> str:
-        agent = agent_of(ctx)
+    async def read() -> str:  # a static resource gets no Context: the agent comes from the transport
+        agent = agent_of(None)
         try:
             served = await anyio.to_thread.run_sync(lambda: share.long_term(agent, name))
         except SharingError as exc:
-            raise ValueError(str(exc)) from exc
+            raise ResourceError(str(exc)) from exc
         return str(served.data)
 
     server.resource(f"memory://{name}", name=name, mime_type="text/markdown",
@@ -173,7 +184,7 @@ def stdio_agent(agent: str) -> AgentOf:
 def http_agent(home: Home) -> AgentOf:
     def agent_of(ctx: Context[Any, Any] | None) -> str:
         headers = ctx.headers if ctx is not None else None
-        agent = agent_for_token(home, (headers or {}).get("authorization"))
+        agent = agent_for_token(home, headers.get("authorization")) if headers else _http_agent.get()
         if agent is None:  # the gate lets no such request through; never answer one
             raise ToolError("missing or wrong token")
         return agent
