@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any
 
-from companion.agent.connect import claude_desktop_config, generic_config
+from companion.agent.connect import claude_desktop_config, generic_config, issue_token
 from companion.agent.sharing import SCOPES, MemoryShare, allow, check_agent, parse_grants
 from companion.commands.terminal import safe
 from companion.curate.proposals import ProposalQueue
@@ -73,8 +73,6 @@ def _allow(args: argparse.Namespace) -> int:
 
 
 def _token(args: argparse.Namespace) -> int:
-    from companion.commands.mcp_server import issue_token
-
     with open_home(args.home, exclusive=False) as runtime:
         print(issue_token(runtime.home, check_agent(args.name)))
     return 0

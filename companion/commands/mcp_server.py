@@ -3,12 +3,9 @@ file, streamable HTTP on 127.0.0.1 behind a bearer token. What each agent gets i
 
 from __future__ import annotations
 
-import hmac
 import json
-import secrets
 from contextvars import ContextVar
 from datetime import date
-from pathlib import Path
 from typing import Any, Callable
 
 import anyio
@@ -19,11 +16,10 @@ from mcp_types import ToolAnnotations
 
 from companion import __version__
 from companion.agent.sharing import MemoryShare, SharingError, check_agent
-from companion.atomic import atomic_write
+from companion.agent.connect import agent_for_token
 from companion.errors import CompanionError
 from companion.paths import LONG_TERM_FILES, Home
 
-TOKENS_VERSION = 1
 READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 INSTRUCTIONS = (
     "The memory of the user's personal companion: what they told it, their profile, digests of past days and "
@@ -33,41 +29,7 @@ INSTRUCTIONS = (
 AgentOf = Callable[[Context[Any, Any] | None], str]
 
 
-# -- tokens (HTTP) ------------------------------------------------------------------
-
-
-def tokens_path(home: Home) -> Path:
-    return home.state / "mcp_tokens.json"
-
-
-def load_tokens(home: Home) -> dict[str, str]:
-    """agent -> token; read on every request, so a new or revoked token counts at once."""
-    try:
-        data = json.loads(tokens_path(home).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    raw = data.get("tokens", {}) if isinstance(data, dict) else {}
-    return {k: v for k, v in raw.items() if isinstance(k, str) and isinstance(v, str) and len(v) >= 32}
-
-
-def issue_token(home: Home, agent: str) -> str:
-    """A new token for `agent` (replacing its old one)."""
-    tokens = load_tokens(home)
-    tokens[check_agent(agent)] = secrets.token_urlsafe(32)
-    atomic_write(tokens_path(home), json.dumps({"schema_version": TOKENS_VERSION, "tokens": tokens}, indent=1))
-    return tokens[agent]
-
-
-def agent_for_token(home: Home, header: str | None) -> str | None:
-    """The agent whose token the Authorization header carries, or None (compared in constant time)."""
-    if not header or not header.startswith("Bearer "):
-        return None
-    given = header[len("Bearer "):].strip().encode()
-    found = None
-    for agent, token in load_tokens(home).items():
-        if hmac.compare_digest(given, token.encode()):
-            found = agent
-    return found
+# -- HTTP: a bearer token per agent (agent/connect.py) ------------------------------
 
 
 _http_agent: ContextVar[str | None] = ContextVar("companion_mcp_agent", default=None)
