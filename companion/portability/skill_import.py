@@ -27,7 +27,7 @@ from companion.memory.daylog import read_file
 from companion.memory.document import parse_document, split_frontmatter
 from companion.memory.history import History
 from companion.memory.longterm import MAX_FILE_BYTES, LongTermStore
-from companion.memory.records import Record
+from companion.memory.records import DEVICE_TAG, Record
 from companion.memory.swap import StagedMemory, scratch_folder
 from companion.portability.merge import FUTURE_SLACK, DayLogMerger, merge_body, rewrite_citations
 from companion.portability.skill_doc import DIGEST_LEVELS
@@ -37,7 +37,7 @@ Mode = Literal["merge", "replace"]
 Progress = Callable[[int, int, str], None]
 MAX_DAY_FILE_BYTES = 64 * 2**20
 FOREIGN_CONTROL = ("replaces", "trigger")  # fields that steer this app's display and triggers
-_DAY_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}\.jsonl$")
+_DAY_NAME = re.compile(rf"^\d{{4}}-\d{{2}}-\d{{2}}(?:\.{DEVICE_TAG})?\.jsonl$")  # one per computer when synced
 _DIGEST_NAMES = {
     "day": re.compile(r"^\d{4}-\d{2}-\d{2}$"),
     "week": re.compile(r"^\d{4}-W\d{2}$"),

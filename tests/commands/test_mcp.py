@@ -178,3 +178,26 @@ def test_http_needs_the_agents_token_and_serves_what_that_agent_may_see(memory):
     finally:
         server.terminate()
         server.communicate(timeout=30)
+
+
+def test_the_server_runs_beside_the_open_app_and_shares_its_day_log(memory):
+    from companion.runtime import open_home
+
+    _companion(memory, "mcp", "allow", "claude-desktop", "search")
+    params = StdioServerParameters(command=sys.executable, env=ENV,
+                                   args=["-m", "companion", "--home", str(memory.root), "mcp", "--agent", "claude-desktop"])
+    with open_home(memory.root) as app:  # the app holds the one-instance lock
+        app_log = DayLog(app.home.days)
+
+        async def session() -> None:
+            async with Client(params, read_timeout_seconds=60) as client:
+                for n in range(3):
+                    app_log.append("user", f"typed in the app while an agent searched {n}")
+                    _texts(await client.call_tool("search_memory", {"query": "beagle"}))
+
+        anyio.run(session)
+    records = [r for r in DayLog(memory.days).iter_backwards()]
+    ids = [r.id for r in records]
+    assert len(ids) == len(set(ids))
+    assert sum(1 for r in records if "agent_request" in r.extra) == 3
+    assert sum(1 for r in records if r.text.startswith("typed in the app")) == 3
