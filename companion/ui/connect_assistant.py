@@ -14,7 +14,8 @@ from PySide6.QtWidgets import (
 
 from companion.agent.connect import claude_desktop_config, generic_config, issue_token
 from companion.agent.sharing import SCOPES, allow, check_agent, parse_grants
-from companion.curate.proposals import ProposalQueue
+from companion.curate.proposals import Pending, ProposalQueue
+from companion.memory import entries as E
 from companion.errors import CompanionError
 from companion.settings import save_settings
 
@@ -182,11 +183,19 @@ class ProposalsDialog(QDialog):
         for item in self.queue.items(None):
             target = self.pending if item.status == "pending" else self.saved if item.status == "approved" else None
             if target is not None:
-                entry = QListWidgetItem(item.summary())
+                entry = QListWidgetItem(self._describe(item))
                 entry.setData(256, item.id)  # Qt.UserRole
                 target.addItem(entry)
         for button, source in ((self.approve, self.pending), (self.decline, self.pending), (self.undo, self.saved)):
             button.setEnabled(source.count() > 0)
+
+    def _describe(self, item: Pending) -> str:
+        if item.kind == "remember":
+            return self.tr("%1 asks to remember: %2").replace("%1", item.source).replace("%2", item.text)
+        def words(lines: list[str]) -> str:
+            return " / ".join(E.entry_text(l) or l.strip() for l in lines if l.strip()) or self.tr("(nothing)")
+        return (self.tr("%1 on the other computer: “%2” instead of “%3”")
+                .replace("%1", item.file).replace("%2", words(item.theirs)).replace("%3", words(item.ours)))
 
     def _decide(self, how: str) -> None:
         source = self.saved if how == "undo" else self.pending
