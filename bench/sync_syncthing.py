@@ -28,6 +28,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from companion.memory.daylog import DayLog  # noqa: E402
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 from companion.memory.longterm import LongTermStore  # noqa: E402
 from companion.memory.setup import ensure_home  # noqa: E402
 from companion.paths import Home  # noqa: E402
@@ -165,8 +167,8 @@ def main() -> int:
             b.api(f"/rest/system/pause?device={a.id}", "POST")
             chat(laptop, 0, ["I'm allergic to shellfish.", "I live in Paris.", "我喜欢喝乌龙茶"])
             chat(desktop, 30, ["I prefer tea over coffee.", "My sister is called Lea."])
-            LongTermStore(laptop).append("USER.md", "- Works as a nurse", "Profile", actor="user")
-            LongTermStore(desktop).append("USER.md", "- Plays the cello", "Profile", actor="user")
+            MemoryWriter(LongTermStore(laptop)).append("USER.md", "- Works as a nurse", "Profile", actor=Actor.EDITOR)
+            MemoryWriter(LongTermStore(desktop)).append("USER.md", "- Plays the cello", "Profile", actor=Actor.EDITOR)
             time.sleep(3)  # both Syncthings see their local changes while paused
             a.rescan(), b.rescan()
             time.sleep(3)

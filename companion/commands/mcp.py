@@ -10,6 +10,7 @@ from typing import Any
 from companion.agent.connect import claude_desktop_config, generic_config, issue_token
 from companion.agent.sharing import SCOPES, MemoryShare, allow, check_agent, parse_grants
 from companion.commands.terminal import safe
+from companion.curate.gate import MemoryWriter
 from companion.curate.proposals import ProposalQueue
 from companion.memory.longterm import LongTermStore
 from companion.runtime import open_home
@@ -90,13 +91,13 @@ def _config(args: argparse.Namespace) -> int:
 def _proposals(args: argparse.Namespace) -> int:
     with open_home(args.home, exclusive=False) as runtime:
         queue = ProposalQueue(runtime.home)
-        store = LongTermStore(runtime.home)
+        writer = MemoryWriter(LongTermStore(runtime.home))
         if args.approve:
-            print(safe(f"Saved: {queue.approve(args.approve, store).summary()}"))
+            print(safe(f"Saved: {queue.approve(args.approve, writer).summary()}"))
         elif args.decline:
             print(safe(f"Declined: {queue.decline(args.decline).summary()}"))
         elif args.undo:
-            print(safe(f"Undone: {queue.undo(args.undo, store).summary()}"))
+            print(safe(f"Undone: {queue.undo(args.undo, writer).summary()}"))
         else:
             items = queue.items()
             for item in items:

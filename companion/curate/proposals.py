@@ -13,12 +13,13 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from companion.atomic import atomic_write
-from companion.errors import CompanionError, SchemaVersionError
+from companion.errors import CompanionError, RefusedWriteError, SchemaVersionError
 from companion.filelock import locked
 from companion.memory import entries as E
-from companion.memory.longterm import LongTermStore, appended
 from companion.memory.merge3 import replace_block
-from companion.curate.policy import Actor, FACT_FILES, Proposal as PolicyProposal, decide
+from companion.curate.gate import MemoryWriter, Written
+from companion.memory.longterm import appended
+from companion.curate.policy import Actor, Proposal as PolicyProposal, decide
 from companion.paths import Home
 
 log = logging.getLogger(__name__)
@@ -154,15 +155,17 @@ class ProposalQueue:
             self._save(items)
         return item
 
-    def approve(self, proposal_id: str, store: LongTermStore) -> Pending:
-        """Apply it (the policy decides once more, against the file as it is now)."""
+    def approve(self, proposal_id: str, writer: MemoryWriter) -> Pending:
+        """Apply it through the one writer (the policy decides once more, against the file as it is now)."""
         def change(item: Pending) -> None:
             if item.status != "pending":
                 raise ProposalError(f"That proposal was already {item.status}.")
-            before = store.read(item.file)
-            after = store.write(item.file, _applied(item, store), before.sha, actor="agent" if item.kind == "remember" else "sync")
-            versions = store.history.versions(item.file)
-            item.undo_version = versions[0].id if versions and after.sha != before.sha else ""
+            try:
+                written = _apply(item, writer)
+            except RefusedWriteError as exc:
+                raise ProposalError(f"Not saved: {exc}") from exc
+            versions = writer.store.history.versions(item.file)
+            item.undo_version = versions[0].id if versions and written.doc.raw != written.before else ""
             item.status = "approved"
         return self._decide(proposal_id, change)
 
@@ -173,27 +176,25 @@ class ProposalQueue:
             item.status = "declined"
         return self._decide(proposal_id, change)
 
-    def undo(self, proposal_id: str, store: LongTermStore) -> Pending:
+    def undo(self, proposal_id: str, writer: MemoryWriter) -> Pending:
         """Put the file back as it was before the approval."""
         def change(item: Pending) -> None:
             if item.status != "approved" or not item.undo_version:
                 raise ProposalError("Only an approved change can be undone.")
-            store.restore(item.file, store.history.get(item.file, item.undo_version))
+            writer.restore(item.file, writer.store.history.get(item.file, item.undo_version), expected_sha=None)
             item.status = "undone"
         return self._decide(proposal_id, change)
 
 
-def _applied(item: Pending, store: LongTermStore) -> str:
-    """The file's new content with the proposal applied."""
-    doc = store.read(item.file)
+def _apply(item: Pending, writer: MemoryWriter) -> Written:
+    """Write the proposal: an agent's entry as the agent (the policy reads it), the other computer's
+    version of a conflict as the user's choice between their own two computers."""
     if item.kind == "conflict":
-        return doc.with_body(replace_block(doc.body, item.ours, item.theirs))
-    existing = {name: store.read(name).body for name in FACT_FILES}
-    decision = decide(PolicyProposal(item.text, item.file, Actor.AGENT, item.section), existing)
-    if not decision:
-        raise ProposalError(f"Not saved: {decision.reason}.")
-    line = E.format_entry(decision.text, item.cites) if item.cites else f"- {decision.text}"
-    return appended(doc, line, item.section or None)
+        return writer.change(item.file, lambda doc: doc.with_body(replace_block(doc.body, item.ours, item.theirs)),
+                             actor=Actor.SYNC)
+    line = E.format_entry(item.text, item.cites) if item.cites else f"- {item.text}"
+    return writer.change(item.file, lambda doc: appended(doc, line, item.section or None), actor=Actor.AGENT,
+                         action="append")
 
 
 def pending_summaries(queue: ProposalQueue) -> Iterator[str]:

@@ -25,9 +25,10 @@ from companion.errors import CompanionError, ConflictError
 from companion.filelock import locked
 from companion.memory.conflicts import ConflictCopy, copies_in
 from companion.memory.daylog import day_of, read_file
-from companion.memory.longterm import LongTermStore
 from companion.memory.merge3 import choose_base, common_base, merge3
 from companion.memory.records import Record, make_id
+from companion.curate.gate import MemoryWriter
+from companion.curate.policy import Actor
 from companion.curate.proposals import ProposalQueue
 from companion.paths import LONG_TERM_FILES, Home
 
@@ -91,7 +92,8 @@ def _merge_day_copy(copy: ConflictCopy, result: Reconciled) -> None:
         result.recovered += len(lost)
 
 
-def _merge_long_term(store: LongTermStore, copy: ConflictCopy, queue: ProposalQueue, result: Reconciled) -> None:
+def _merge_long_term(writer: MemoryWriter, copy: ConflictCopy, queue: ProposalQueue, result: Reconciled) -> None:
+    store = writer.store
     name = copy.original.name
     with open(copy.path, encoding="utf-8", errors="surrogateescape", newline="") as handle:
         theirs_raw = handle.read()
@@ -106,7 +108,7 @@ def _merge_long_term(store: LongTermStore, copy: ConflictCopy, queue: ProposalQu
         merged = merge3(base, ours, theirs)
         try:
             if merged.text != doc.raw:
-                store.write(name, merged.text, doc.sha, actor="sync")
+                writer.change(name, lambda _doc: merged.text, actor=Actor.SYNC, expected_sha=doc.sha)
                 result.merged.append(name)
         except ConflictError:  # edited meanwhile: merge again with what it holds now
             continue
@@ -122,7 +124,7 @@ def _merge_long_term(store: LongTermStore, copy: ConflictCopy, queue: ProposalQu
     raise CompanionError(f"{name} kept changing while its conflict copy was merged; it will be tried again.")
 
 
-def reconcile(home: Home, store: LongTermStore, queue: ProposalQueue) -> Reconciled:
+def reconcile(home: Home, writer: MemoryWriter, queue: ProposalQueue) -> Reconciled:
     """Find every conflict copy in the memory folder and merge it back."""
     result = Reconciled()
     days = home.days
@@ -135,7 +137,7 @@ def reconcile(home: Home, store: LongTermStore, queue: ProposalQueue) -> Reconci
             _backup(home, copy)
             result.copies.append(copy.path.name)
     for copy in copies_in(home.memory, set(LONG_TERM_FILES)):
-        _merge_long_term(store, copy, queue, result)
+        _merge_long_term(writer, copy, queue, result)
         _backup(home, copy)
         result.copies.append(copy.path.name)
     if home.digests.is_dir():

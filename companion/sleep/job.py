@@ -18,14 +18,17 @@ from companion.memory.longterm import LongTermStore, locked_by_user
 from companion.memory.records import Record
 from companion.paths import Home
 from companion.curate import extract as rules
-from companion.curate.apply import Context, apply_file
-from companion.curate.consolidate import consolidate
+from companion.curate.apply import Context
+from companion.curate.gate import MemoryWriter, forget_matcher, forgotten_later
+from companion.curate.requests import memory_request
+from companion.curate.policy import Actor
+from companion.memory import maintenance
 from companion.curate.proposals import ProposalQueue
 from companion.curate.reconcile import reconcile
 from companion.sleep.cursor import Cursor, cursor_path
 from companion.sleep.digests import update_digests
 from companion.sleep.distill import ModelStats, chunk_records, conversational, distill_chunk, record_budget
-from companion.curate.ops import Op, Outcome
+from companion.curate.ops import APPLIED, Op, Outcome
 from companion.sleep.model_check import skip_reason
 from companion.sleep.travel_lock import TravellingLock
 from companion.sleep.report import ReportStore, SleepReport, cost_summary, new_report_id
@@ -63,6 +66,7 @@ class SleepJob:
         self.check_model = check_model  # probe the model first and skip it when it adds nothing
         self.clock = clock
         self.store = store or LongTermStore(home)
+        self.writer = MemoryWriter(self.store)
         self.daylog = DayLog(home.days, clock)
         self.reports = ReportStore(home)
         self.progress = progress or (lambda message: None)
@@ -113,7 +117,8 @@ class SleepJob:
                 raise SleepBusyError(f"The memory's other computer is sleeping for it: {who}. This computer skips the night.")
             notes = []
             if travelling is not None and not dry_run:
-                merged = reconcile(self.home, self.store, ProposalQueue(self.home))
+                with maintenance.shared(self.home):  # a forget or an import comes wholly before or after
+                    merged = reconcile(self.home, self.writer, ProposalQueue(self.home))
                 if merged.copies:
                     notes.append(merged.summary())
             return self._run(day, dry_run, notes)
@@ -124,6 +129,7 @@ class SleepJob:
 
     def _run(self, only: date | None, dry_run: bool, notes: list[str] | None = None) -> SleepReport:
         started = self.clock()
+        forgets = maintenance.generation(self.home)
         t0 = time.perf_counter()
         report = SleepReport(new_report_id(started), started.isoformat(timespec="seconds"), dry_run=dry_run)
         report.notes.extend(notes or [])
@@ -141,42 +147,66 @@ class SleepJob:
                 if reason:
                     backend = None
                     report.notes.append(f"Rules only: {reason}.")
-            for pending in days:
+            for listed in days:
                 self._check()
-                self.progress(f"Distilling {pending.day.isoformat()} ({len(pending.new)} new records)")
-                report.outcomes.extend(self._distill_day(pending, started.date(), backend, costs, dry_run))
-                report.records += len(pending.new)
-                if pending.new:
-                    report.days.append(pending.day.isoformat())
-                distilled.add(pending.day)
-                if not dry_run:
-                    cursor.advance_records(pending.day, pending.records, pending.size)
-                    cursor.save()  # per day: a killed run resumes at the next day
+                self.progress(f"Distilling {listed.day.isoformat()} ({len(listed.new)} new records)")
+                # One step: read the day, distill it, write what it learned, move the cursor. A forget or an
+                # import holds the memory lock exclusively, so it comes wholly before or after a step.
+                with maintenance.shared(self.home):
+                    pending = self._reread(listed, cursor)
+                    if pending is None:
+                        continue
+                    report.outcomes.extend(self._distill_day(pending, started.date(), backend, costs, dry_run))
+                    report.records += len(pending.new)
+                    if pending.new:
+                        report.days.append(pending.day.isoformat())
+                    distilled.add(pending.day)
+                    if not dry_run:
+                        cursor.advance_records(pending.day, pending.records, pending.size)
+                        cursor.save()  # per day: a killed run resumes at the next day
             if only is None:  # upcoming events whose date has passed move to the timeline
-                ctx = Context({}, started.date())
+                ctx = Context({}, started.date(), actor=Actor.SLEEP)
                 if not locked_by_user(self.store.path("MEMORY.md")):
-                    report.outcomes.extend(apply_file(self.store, "MEMORY.md", [], ctx, dry_run=dry_run))
+                    report.outcomes.extend(self.writer.apply_ops("MEMORY.md", [], ctx, dry_run=dry_run))
                 if not any(locked_by_user(self.store.path(name)) for name in ("USER.md", "MEMORY.md")):
                     self.progress("Checking memory for duplicates and contradictions")
-                    report.outcomes.extend(consolidate(self.store, started.date(), dry_run=dry_run))
+                    report.outcomes.extend(self.writer.audit(started.date(), dry_run=dry_run))
             self.progress("Writing digests")
-            written = update_digests(
-                self.home, self.daylog, started.date(), backend=backend, model_days=distilled,
-                stats=costs.setdefault("digests", ModelStats()), dry_run=dry_run, check=self._check,
-            )
+            with maintenance.shared(self.home):  # digests are read from the day logs a forget scrubs
+                written = update_digests(
+                    self.home, self.daylog, started.date(), backend=backend, model_days=distilled,
+                    stats=costs.setdefault("digests", ModelStats()), dry_run=dry_run, check=self._check,
+                )
             report.digests = [f"{w.period}/{w.key}" + ("" if w.generator == "dry-run" else f" ({w.generator})") for w in written]
         except SleepCancelledError:
             report.cancelled = True
         report.stats = cost_summary(costs, time.perf_counter() - t0)
         report.finished = self.clock().isoformat(timespec="seconds")
         if not dry_run:
-            self._finish(report, cursor, started)
+            with maintenance.shared(self.home):
+                if maintenance.generation(self.home) != forgets:
+                    self._after_forget(report)
+                self._finish(report, cursor, started)
         return report
+
+    def _after_forget(self, report: SleepReport) -> None:
+        """Something was forgotten while the night ran: the report keeps only changes whose entry is still
+        in the files, and no refused text (it may be what was forgotten)."""
+        bodies = {name: self.store.read(name).body for name in FILES}
+        kept = [o for o in report.outcomes if o.status in APPLIED and o.line and o.line in bodies.get(o.op.file, "")]
+        if len(kept) != len(report.outcomes):
+            report.notes.append("Something was forgotten while the night ran; this report leaves out what is no longer kept.")
+        report.outcomes = kept
+
+    def _reread(self, listed: PendingDay, cursor: Cursor) -> PendingDay | None:
+        """The day as it is now, under the memory lock: a forget may have scrubbed it, an import added to it."""
+        fresh = self.pending_days(cursor, listed.day)
+        return fresh[0] if fresh else None
 
     def _distill_day(
         self, pending: PendingDay, today: date, backend: Backend | None, costs: dict[str, ModelStats], dry_run: bool
     ) -> list[Outcome]:
-        ctx = Context({r.id: r for r in pending.records}, today)
+        ctx = Context({r.id: r for r in pending.records}, today, actor=Actor.SLEEP)
         new = conversational(pending.new)
         proposed: dict[str, list[Op]] = {name: [] for name in FILES}
         new_ids = {r.id for r in new}
@@ -185,6 +215,7 @@ class SleepJob:
         for op in rules.extract(new, context=earlier):
             proposed[op.file].append(op)
         outcomes: list[Outcome] = []
+        forgets = _forget_requests(pending.records)
         if backend is not None and new:
             chunks = chunk_records(new, backend, record_budget(backend))
             for chunk in chunks:
@@ -194,10 +225,11 @@ class SleepJob:
                     proposed[name].extend(distill_chunk(backend, name, body, chunk, costs.setdefault(name, ModelStats())))
         for name in FILES:
             self._check()
+            proposed[name] = [op for op in proposed[name] if not forgotten_later(op, ctx.records, forgets)]
             if proposed[name] and locked_by_user(self.store.path(name)):  # the user made it read-only
                 outcomes.extend(Outcome(op, "refused", f"{name} is read-only") for op in proposed[name])
             elif proposed[name]:
-                outcomes.extend(apply_file(self.store, name, proposed[name], ctx, dry_run=dry_run))
+                outcomes.extend(self.writer.apply_ops(name, proposed[name], ctx, dry_run=dry_run))
         return outcomes
 
     def _finish(self, report: SleepReport, cursor: Cursor, started: datetime) -> None:
@@ -214,3 +246,16 @@ class SleepJob:
             if cursor.mark(record.day).last(record.device) == record.seq - 1:
                 cursor.advance_records(record.day, [record], self.daylog.size(record.day))
                 cursor.save()
+
+
+def _forget_requests(records: list[Record]) -> list[tuple[Record, Callable[[str], bool]]]:
+    """The user's "forget ..." messages of a day, each with what it names."""
+    found = []
+    for record in records:
+        if record.role != "user" or record.private:
+            continue
+        request = memory_request(record.text)
+        matcher = forget_matcher(request.text) if request is not None and request.kind == "forget" else None
+        if matcher is not None:
+            found.append((record, matcher))
+    return found

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
 
 from companion.agent.connect import claude_desktop_config, generic_config, issue_token
 from companion.agent.sharing import SCOPES, allow, check_agent, parse_grants
+from companion.curate.gate import MemoryWriter
 from companion.curate.proposals import Pending, ProposalQueue
 from companion.memory import entries as E
 from companion.errors import CompanionError
@@ -205,11 +206,11 @@ class ProposalsDialog(QDialog):
         proposal_id = str(current.data(256))
         try:
             if how == "approve":
-                self.queue.approve(proposal_id, self.window_.store)
+                self.queue.approve(proposal_id, MemoryWriter(self.window_.store))
             elif how == "decline":
                 self.queue.decline(proposal_id)
             else:
-                self.queue.undo(proposal_id, self.window_.store)
+                self.queue.undo(proposal_id, MemoryWriter(self.window_.store))
         except CompanionError as exc:
             QMessageBox.warning(self, self.tr("Proposed memories"), str(exc))
         self.refresh()

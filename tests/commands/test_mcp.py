@@ -18,7 +18,9 @@ import pytest
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
+from companion.curate.gate import MemoryWriter
 from companion.curate.proposals import ProposalQueue
+from companion.memory.history import Actor
 from companion.memory.daylog import DayLog
 from companion.memory.longterm import LongTermStore
 from companion.paths import Home
@@ -46,10 +48,10 @@ def memory(home: Home) -> Home:
     ]:
         log.append("user", text, **extra)
         now[0] += timedelta(minutes=2)
-    store = LongTermStore(home)
-    store.append("USER.md", "- Name: Lea (2026-12-01#1)", "Profile", actor="user")
-    store.append("USER.md", "- Phone +33 6 12 34 56 78 (2026-12-01#1)", "Profile", actor="user")
-    store.append("MEMORY.md", "- Dentist on 2026-12-09 (2026-12-01#2)", "Upcoming", actor="user")
+    writer = MemoryWriter(LongTermStore(home))
+    writer.append("USER.md", "- Name: Lea (2026-12-01#1)", "Profile", actor=Actor.EDITOR)
+    writer.append("USER.md", "- Phone +33 6 12 34 56 78 (2026-12-01#1)", "Profile", actor=Actor.EDITOR)
+    writer.append("MEMORY.md", "- Dentist on 2026-12-09 (2026-12-01#2)", "Upcoming", actor=Actor.EDITOR)
     return home
 
 

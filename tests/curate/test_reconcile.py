@@ -7,35 +7,37 @@ import json
 import shutil
 from datetime import date
 
+from companion.curate.gate import MemoryWriter
 from companion.curate.proposals import ProposalQueue
+from companion.memory.history import Actor
 from companion.curate.reconcile import reconcile
 from companion.memory.daylog import DayLog
 from companion.memory.longterm import LongTermStore
 from tests.syncsim import conflict_name, sync, two_computers
 
 
-def _store(computer) -> LongTermStore:
-    return LongTermStore(computer.home)
+def _writer(computer) -> MemoryWriter:
+    return MemoryWriter(LongTermStore(computer.home))
 
 
 def test_user_md_edited_on_both_computers_merges_three_way_and_a_true_conflict_becomes_a_proposal(tmp_path):
     laptop, desktop = two_computers(tmp_path, "Dropbox")
     seen: dict[str, bytes] = {}
     for computer in (laptop, desktop):  # the common version, on both computers
-        _store(computer).append("USER.md", "- Lives in Paris (2026-11-01#3)", "Profile", actor="user")
+        _writer(computer).append("USER.md", "- Lives in Paris (2026-11-01#3)", "Profile", actor=Actor.EDITOR)
     sync(laptop, desktop, "Dropbox", seen)
-    lap, desk = _store(laptop), _store(desktop)
-    lap.edit("USER.md", "Lives in Paris (2026-11-01#3)", "Lives in Berlin (2026-12-01#2.k3fq)", actor="user")
-    lap.append("USER.md", "- Plays chess (2026-12-01#4.k3fq)", "Preferences", actor="learn")
-    desk.edit("USER.md", "Lives in Paris (2026-11-01#3)", "Lives in Rome (2026-12-01#1.q2zb)", actor="user")
-    desk.append("USER.md", "- 喜欢喝乌龙茶 (2026-12-01#3.q2zb)", "Preferences", actor="learn")
+    lap, desk = _writer(laptop), _writer(desktop)
+    lap.edit("USER.md", "Lives in Paris (2026-11-01#3)", "Lives in Berlin (2026-12-01#2.k3fq)", actor=Actor.EDITOR)
+    lap.append("USER.md", "- Plays chess (2026-12-01#4.k3fq)", "Preferences", actor=Actor.EDITOR)
+    desk.edit("USER.md", "Lives in Paris (2026-11-01#3)", "Lives in Rome (2026-12-01#1.q2zb)", actor=Actor.EDITOR)
+    desk.append("USER.md", "- 喜欢喝乌龙茶 (2026-12-01#3.q2zb)", "Preferences", actor=Actor.EDITOR)
     made = sync(laptop, desktop, "Dropbox", seen)
     assert made == ["USER (Lea's conflicted copy 2026-12-01).md"]
 
     queue = ProposalQueue(laptop.home)
     result = reconcile(laptop.home, lap, queue)
     assert result.copies == made and result.merged == ["USER.md"] and result.proposals == 1
-    body = lap.read("USER.md").body
+    body = lap.store.read("USER.md").body
     assert "Plays chess" in body and "喜欢喝乌龙茶" in body  # both computers' additions
     assert "Lives in Berlin" in body and "Lives in Rome" not in body  # no silent winner: this side kept, ...
     [waiting] = queue.items()
@@ -44,9 +46,9 @@ def test_user_md_edited_on_both_computers_merges_three_way_and_a_true_conflict_b
     assert (laptop.home.state / "sync-conflicts" / laptop.home.memory.name / made[0]).exists()  # kept as a backup
 
     queue.approve(waiting.id, lap)
-    assert "Lives in Rome" in lap.read("USER.md").body and "Lives in Berlin" not in lap.read("USER.md").body
+    assert "Lives in Rome" in lap.store.read("USER.md").body and "Lives in Berlin" not in lap.store.read("USER.md").body
     queue.undo(waiting.id, lap)
-    assert "Lives in Berlin" in lap.read("USER.md").body
+    assert "Lives in Berlin" in lap.store.read("USER.md").body
     assert [p.status for p in queue.items(None)] == ["undone"]
 
     again = reconcile(laptop.home, lap, queue)  # nothing left to merge
@@ -58,8 +60,8 @@ def test_a_day_log_copy_is_recovered_under_fresh_ids_and_a_rerun_changes_nothing
     DayLog(laptop.home.days, laptop.clock).append("user", "I moved to Lisbon in May")
     DayLog(desktop.home.days, desktop.clock).append("user", "I play the cello on Sundays")
     [copy] = sync(laptop, desktop)
-    store = _store(laptop)
-    result = reconcile(laptop.home, store, ProposalQueue(laptop.home))
+    writer = _writer(laptop)
+    result = reconcile(laptop.home, writer, ProposalQueue(laptop.home))
     assert result.recovered == 1 and result.copies == [copy.rsplit("/", 1)[1]]
     records = DayLog(laptop.home.days).read_day(date(2026, 12, 1)).records
     assert [r.text for r in records] == ["I moved to Lisbon in May", "I play the cello on Sundays"]
@@ -69,7 +71,7 @@ def test_a_day_log_copy_is_recovered_under_fresh_ids_and_a_rerun_changes_nothing
     assert len({r.id for r in records}) == 2
     before = sorted(p.name for p in (laptop.home.days / "2026-12").iterdir())
     shutil.copy2(laptop.home.state / "sync-conflicts" / "2026-12" / result.copies[0], laptop.home.days / "2026-12")
-    assert reconcile(laptop.home, store, ProposalQueue(laptop.home)).recovered == 1  # the same copy once more ...
+    assert reconcile(laptop.home, writer, ProposalQueue(laptop.home)).recovered == 1  # the same copy once more ...
     assert sorted(p.name for p in (laptop.home.days / "2026-12").iterdir()) == before  # ... the same file, same ids
     assert [r.id for r in DayLog(laptop.home.days).read_day(date(2026, 12, 1)).records] == [r.id for r in records]
 
@@ -80,18 +82,19 @@ def test_a_copy_holding_only_what_the_original_has_adds_nothing(tmp_path):
     log.append("user", "hello")
     path = log.path_for(date(2026, 12, 1))
     (path.parent / conflict_name(path.name, "Nextcloud")).write_bytes(path.read_bytes())
-    result = reconcile(laptop.home, _store(laptop), ProposalQueue(laptop.home))
+    result = reconcile(laptop.home, _writer(laptop), ProposalQueue(laptop.home))
     assert result.recovered == 0 and len(result.copies) == 1
     assert [r.text for r in log.read_day(date(2026, 12, 1)).records] == ["hello"]
 
 
 def test_an_agent_proposal_is_applied_only_on_approval_through_the_policy(tmp_path):
     laptop, _ = two_computers(tmp_path)
-    store, queue = _store(laptop), ProposalQueue(laptop.home)
+    writer, queue = _writer(laptop), ProposalQueue(laptop.home)
+    store = writer.store
     before = store.read("MEMORY.md").raw
     item = queue.propose_remember("Has a dentist appointment on 2026-12-09", "MEMORY.md", "Facts", "claude-desktop", ["2026-12-01#4"])
     assert store.read("MEMORY.md").raw == before  # nothing written yet
-    queue.approve(item.id, store)
+    queue.approve(item.id, writer)
     assert "- Has a dentist appointment on 2026-12-09 (2026-12-01#4)" in store.read("MEMORY.md").body
     assert store.history.versions("MEMORY.md")[0].actor == "agent"
     import pytest

@@ -10,6 +10,8 @@ import pytest
 from companion.curate.proposals import ProposalQueue
 from companion.errors import SleepBusyError
 from companion.memory.daylog import DayLog, day_files
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 from companion.memory.longterm import LongTermStore
 from companion.sleep.job import SleepJob
 from companion.sleep.travel_lock import TravellingLock
@@ -34,8 +36,8 @@ def test_two_computers_one_day_one_night_one_merged_profile(tmp_path, tool):
     _chat(laptop, "I'm allergic to shellfish.", "I live in Paris.")
     _chat(desktop, "I prefer tea over coffee.", "My sister is called Lea.")
     # the user edits the profile by hand on both computers before they sync
-    LongTermStore(laptop.home).append("USER.md", "- Works as a nurse", "Profile", actor="user")
-    LongTermStore(desktop.home).append("USER.md", "- Plays the cello", "Profile", actor="user")
+    MemoryWriter(LongTermStore(laptop.home)).append("USER.md", "- Works as a nurse", "Profile", actor=Actor.EDITOR)
+    MemoryWriter(LongTermStore(desktop.home)).append("USER.md", "- Plays the cello", "Profile", actor=Actor.EDITOR)
     made = sync(laptop, desktop, tool, seen)
     assert [m.rsplit("/", 1)[-1].split(" ")[0].split(".")[0] for m in made] == ["USER"]  # only the profile clashed
 
