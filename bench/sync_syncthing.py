@@ -7,7 +7,8 @@ computers chat on the same day and the user edits USER.md on both (as two laptop
 resumed: Syncthing makes its conflict copy of USER.md. The night runs on the first computer, the
 folder syncs again, and the script checks and prints: every message on both sides, no id twice,
 one USER.md on both computers holding both edits and both nights' facts, no conflict copy left,
-and how long each sync round took. Exits non-zero when a check fails; skips when Syncthing is absent.
+and how long each sync round took. Then both computers change the same entry differently and the
+second computer sleeps: one version is kept, the other waits for the user, nothing is distilled twice. Exits non-zero when a check fails; skips when Syncthing is absent.
 """
 
 from __future__ import annotations
@@ -28,12 +29,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from companion.memory.daylog import DayLog  # noqa: E402
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
+from companion.curate.gate import MemoryWriter  # noqa: E402
+from companion.memory.history import Actor  # noqa: E402
 from companion.memory.longterm import LongTermStore  # noqa: E402
 from companion.memory.setup import ensure_home  # noqa: E402
 from companion.paths import Home  # noqa: E402
 from companion.sleep.job import SleepJob  # noqa: E402
+from companion.curate.proposals import ProposalQueue  # noqa: E402
 
 FOLDER = "companion-memory"
 
@@ -199,6 +201,32 @@ def main() -> int:
                 ]
             same = (laptop.memory / "USER.md").read_bytes() == (desktop.memory / "USER.md").read_bytes()
             checks.append(("one USER.md on both computers", same))
+
+            # a true conflict: the same entry changed differently on both computers; the desktop sleeps
+            a.api(f"/rest/system/pause?device={b.id}", "POST")
+            b.api(f"/rest/system/pause?device={a.id}", "POST")
+            MemoryWriter(LongTermStore(laptop)).edit("USER.md", "Works as a nurse", "Works as a surgeon", actor=Actor.EDITOR)
+            MemoryWriter(LongTermStore(desktop)).edit("USER.md", "Works as a nurse", "Works as a midwife", actor=Actor.EDITOR)
+            time.sleep(3)
+            a.rescan(), b.rescan()
+            time.sleep(3)
+            a.api(f"/rest/system/resume?device={b.id}", "POST")
+            b.api(f"/rest/system/resume?device={a.id}", "POST")
+            print(f"sync after both changed the same entry: {settle(a, b):.1f} s")
+            second = SleepJob(desktop, None).run()
+            print(f"night on the desktop: {' / '.join(second.notes) or 'no notes'}; {second.records} record(s) distilled")
+            settle(a, b)
+            waiting = ProposalQueue(desktop).items()
+            kept = LongTermStore(desktop).read("USER.md").body
+            checks += [
+                ("the desktop's night distilled nothing twice (the cursor travelled)", second.records <= 1),
+                ("true conflict: one version kept, the other waits for the user", len(waiting) == 1
+                 and ("surgeon" in kept) != ("midwife" in kept)),
+                ("one USER.md on both computers after the second night",
+                 (laptop.memory / "USER.md").read_bytes() == (desktop.memory / "USER.md").read_bytes()),
+            ]
+            if waiting:
+                print(f"waiting for the user on the desktop: {waiting[0].summary()}")
         finally:
             a.stop(), b.stop()
     for label, ok in checks:
