@@ -60,11 +60,11 @@ class ConnectDialog(QDialog):
         save.clicked.connect(self._save)
         layout.addWidget(save)
         self.tabs = QTabWidget()
-        self.claude = self._snippet_tab(self.tr("Claude Desktop"))
-        self.generic = self._snippet_tab(self.tr("Other MCP client"))
+        self.claude, _ = self._snippet_tab(self.tr("Claude Desktop"))
+        self.generic, generic_box = self._snippet_tab(self.tr("Other MCP client"))
         token = QPushButton(self.tr("New HTTP token"))
         token.clicked.connect(self._token)
-        self.generic.parentWidget().layout().addWidget(token)
+        generic_box.addWidget(token)
         layout.addWidget(self.tabs, 1)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
@@ -84,7 +84,7 @@ class ConnectDialog(QDialog):
         }
         return labels.get(scope, label)
 
-    def _snippet_tab(self, title: str) -> QPlainTextEdit:
+    def _snippet_tab(self, title: str) -> tuple[QPlainTextEdit, QVBoxLayout]:
         page = QWidget()
         box = QVBoxLayout(page)
         text = QPlainTextEdit()
@@ -94,7 +94,7 @@ class ConnectDialog(QDialog):
         copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(text.toPlainText()))
         box.addWidget(copy)
         self.tabs.addTab(page, title)
-        return text
+        return text, box
 
     def _agent(self) -> str | None:
         try:
