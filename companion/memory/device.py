@@ -29,13 +29,15 @@ _TAGGED_DAY = re.compile(rf"^\d{{4}}-\d{{2}}-\d{{2}}\.({DEVICE_TAG})\.jsonl$")
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _ALPHABET = _LETTERS + "0123456789"
 
-# What each sync tool leaves in (or above) the folders it keeps in step.
-_MARKERS: tuple[tuple[str, str], ...] = (
-    (".stfolder", "Syncthing"),
-    (".dropbox", "Dropbox"),
-    (".dropbox.cache", "Dropbox"),
-    (".nextcloudsync.log", "Nextcloud"),
-    (".owncloudsync.log", "Nextcloud"),
+# What each sync tool leaves in (or above) the folders it keeps in step, and whether it is a file or
+# a folder there: Dropbox's `.dropbox` is a file in the synced folder but its settings folder in the
+# user's home, which says nothing about the folders below it.
+_MARKERS: tuple[tuple[str, str, bool], ...] = (
+    (".stfolder", "Syncthing", True),
+    (".dropbox", "Dropbox", False),
+    (".dropbox.cache", "Dropbox", True),
+    (".nextcloudsync.log", "Nextcloud", False),
+    (".owncloudsync.log", "Nextcloud", False),
 )
 _DB_MARKER = re.compile(r"^\.?_?sync_[0-9a-f]+\.db$")  # the Nextcloud/ownCloud client's journal
 _ICLOUD_PARTS = ("Mobile Documents", "com~apple~CloudDocs")
@@ -46,8 +48,9 @@ def sync_tool(folder: Path) -> str | None:
     if any(part in _ICLOUD_PARTS for part in folder.parts):
         return "iCloud"
     for place in (folder, *folder.parents):
-        for name, tool in _MARKERS:
-            if (place / name).exists():
+        for name, tool, folder_marker in _MARKERS:
+            marker = place / name
+            if marker.is_dir() if folder_marker else marker.is_file():
                 return tool
         try:
             if any(_DB_MARKER.match(entry.name) for entry in place.iterdir() if entry.name.startswith((".", "_"))):

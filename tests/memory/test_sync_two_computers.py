@@ -79,3 +79,16 @@ def test_icloud_folder_is_recognised_by_its_path(tmp_path):
     folder.mkdir(parents=True)
     assert sync_tool(folder) == "iCloud"
     assert sync_tool(tmp_path) is None
+
+
+def test_dropbox_settings_in_the_users_home_do_not_make_a_home_synced(tmp_path):
+    from companion.memory.device import sync_tool
+
+    (tmp_path / ".dropbox").mkdir()  # ~/.dropbox: the Dropbox app's own settings folder
+    memory = tmp_path / ".local" / "share" / "companion" / "companion-memory"
+    memory.mkdir(parents=True)
+    assert sync_tool(memory) is None
+    (tmp_path / "Dropbox").mkdir()
+    (tmp_path / "Dropbox" / ".dropbox").write_text('{"tag": "dropbox"}')  # the file in the synced folder
+    (tmp_path / "Dropbox" / "companion-memory").mkdir()
+    assert sync_tool(tmp_path / "Dropbox" / "companion-memory") == "Dropbox"
