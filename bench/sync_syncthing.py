@@ -227,6 +227,8 @@ def main() -> int:
             ]
             if waiting:
                 print(f"waiting for the user on the desktop: {waiting[0].summary()}")
+                checks.append(("the choice waits on the laptop too (the queue travels)",
+                               [p.id for p in ProposalQueue(laptop).items()] == [waiting[0].id]))
         finally:
             a.stop(), b.stop()
     for label, ok in checks:

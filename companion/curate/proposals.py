@@ -16,6 +16,8 @@ from companion.atomic import atomic_write
 from companion.errors import CompanionError, RefusedWriteError, SchemaVersionError
 from companion.filelock import locked
 from companion.memory import entries as E
+from companion.memory.conflicts import copies_in
+from companion.memory.device import stored_tag
 from companion.memory.merge3 import replace_block
 from companion.curate.gate import MemoryWriter, Written
 from companion.memory.longterm import appended
@@ -74,7 +76,39 @@ class Pending:
 
 
 def queue_path(home: Home) -> Path:
+    """state/proposals.json; in a synced folder it travels (`sync/proposals.json`), so a choice the night
+    left on one computer waits on every computer, and is made once."""
+    if stored_tag(home.state) is not None:
+        return home.memory / "sync" / "proposals.json"
     return home.state / "proposals.json"
+
+
+def _read(path: Path) -> list[Pending]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError) as exc:
+        raise CompanionError(f"{path} is unreadable ({exc}); move it away to start an empty queue.") from exc
+    if isinstance(data, dict) and isinstance(data.get("schema_version"), int) and data["schema_version"] > QUEUE_VERSION:
+        raise SchemaVersionError(f"{path.name} was written by a newer Companion; update Companion.")
+    items = []
+    for raw in data.get("items", []) if isinstance(data, dict) else []:
+        try:
+            items.append(Pending.from_dict(raw))
+        except (TypeError, ValueError) as exc:
+            log.warning("Skipped a damaged proposal in %s: %s", path, exc)
+    return items
+
+
+def _fold(mine: list[Pending], other: list[Pending]) -> list[Pending]:
+    """Both computers' queues as one: every proposal once; of two states of one, the later decision."""
+    by_id = {item.id: item for item in mine}
+    for item in other:
+        have = by_id.get(item.id)
+        if have is None or (item.status != "pending" and (have.status == "pending" or item.decided > have.decided)):
+            by_id[item.id] = item
+    return sorted(by_id.values(), key=lambda i: (i.created, i.id))
 
 
 class ProposalQueue:
@@ -82,32 +116,34 @@ class ProposalQueue:
 
     def __init__(self, home: Home, clock: Callable[[], datetime] = lambda: datetime.now().astimezone()) -> None:
         self.home = home
-        self.path = queue_path(home)
         self.clock = clock
+
+    @property
+    def path(self) -> Path:
+        return queue_path(self.home)  # looked up each time: the folder may turn out synced meanwhile
 
     def _lock(self):  # noqa: ANN202 - a context manager
         return locked(self.home.state / "locks" / "proposals.lock")
 
     def _load(self) -> list[Pending]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return []
-        except (OSError, ValueError) as exc:
-            raise CompanionError(f"{self.path} is unreadable ({exc}); move it away to start an empty queue.") from exc
-        if isinstance(data, dict) and isinstance(data.get("schema_version"), int) and data["schema_version"] > QUEUE_VERSION:
-            raise SchemaVersionError(f"{self.path.name} was written by a newer Companion; update Companion.")
-        items = []
-        for raw in data.get("items", []) if isinstance(data, dict) else []:
-            try:
-                items.append(Pending.from_dict(raw))
-            except (TypeError, ValueError) as exc:
-                log.warning("Skipped a damaged proposal in %s: %s", self.path, exc)
+        """The queue, with a sync tool's conflict copies of it folded in (each proposal once, decided wins)."""
+        path = self.path
+        items = _read(path)
+        for copy in copies_in(path.parent, {path.name}):
+            items = _fold(items, _read(copy.path))
+        local = self.home.state / "proposals.json"
+        if local != path and local.exists():  # the folder was synced since: what waited here travels now
+            items = _fold(items, _read(local))
         return items
 
     def _save(self, items: list[Pending]) -> None:
         data = {"schema_version": QUEUE_VERSION, "items": [i.to_dict() for i in items]}
-        atomic_write(self.path, json.dumps(data, ensure_ascii=False, indent=1))
+        path = self.path
+        atomic_write(path, json.dumps(data, ensure_ascii=False, indent=1))
+        for copy in copies_in(path.parent, {path.name}):  # folded in above: nothing is lost
+            copy.path.unlink(missing_ok=True)
+        if path != self.home.state / "proposals.json":
+            (self.home.state / "proposals.json").unlink(missing_ok=True)
 
     def items(self, status: str | None = "pending") -> list[Pending]:
         with self._lock():

@@ -102,5 +102,29 @@ def test_an_agent_proposal_is_applied_only_on_approval_through_the_policy(tmp_pa
 
     with pytest.raises(ProposalError, match="secret|never stored"):
         queue.propose_remember("My password is hunter2-Xq9!zz", "USER.md", "Profile", "claude-desktop", [])
-    data = json.loads((laptop.home.state / "proposals.json").read_text())
+    data = json.loads(queue.path.read_text())
     assert [i["status"] for i in data["items"]] == ["approved"]
+
+
+def test_a_choice_left_by_one_computers_night_waits_on_both_and_is_made_once(tmp_path):
+    laptop, desktop = two_computers(tmp_path, "Syncthing")
+    seen: dict[str, bytes] = {}
+    for computer in (laptop, desktop):
+        DayLog(computer.home.days, computer.clock).append("user", "hello")  # both computers get their tag
+        _writer(computer).append("USER.md", "- Lives in Paris", "Profile", actor=Actor.EDITOR)
+    sync(laptop, desktop, "Syncthing", seen)
+    _writer(laptop).edit("USER.md", "Lives in Paris", "Lives in Berlin", actor=Actor.EDITOR)
+    _writer(desktop).edit("USER.md", "Lives in Paris", "Lives in Rome", actor=Actor.EDITOR)
+    sync(laptop, desktop, "Syncthing", seen)
+    assert reconcile(laptop.home, _writer(laptop), ProposalQueue(laptop.home)).proposals == 1
+    assert ProposalQueue(laptop.home).path == laptop.home.memory / "sync" / "proposals.json"
+    sync(laptop, desktop, "Syncthing", seen)
+    [waiting] = ProposalQueue(desktop.home).items()  # the choice travelled to the other computer
+    ProposalQueue(desktop.home).approve(waiting.id, _writer(desktop))
+    assert "Lives in Rome" in _writer(desktop).store.read("USER.md").body
+    # meanwhile the laptop declined it, before hearing of the desktop's choice: the tool keeps both
+    ProposalQueue(laptop.home).decline(waiting.id)
+    made = sync(laptop, desktop, "Syncthing", seen)
+    assert made == ["sync/proposals.sync-conflict-20261201-210509-K3FQ2ZB.json"]
+    [folded] = ProposalQueue(laptop.home).items(None)
+    assert folded.status in ("approved", "declined") and ProposalQueue(laptop.home).items() == []
