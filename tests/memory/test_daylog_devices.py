@@ -78,3 +78,23 @@ def test_the_cursor_marks_each_computers_numbering_and_folds_in_a_conflict_copy(
     assert (mark.seq, mark.devices, mark.size) == (3, {"k3fq": 5, "q2zb": 9}, 180)
     assert mark.covers(records[1]) and not mark.covers(Record("2026-12-01#6.k3fq", "2026-12-01T11:00:00+01:00", "user", "n"))
     assert loaded.last_run == "2026-12-02T03:00:00+01:00"
+
+
+def test_forget_everywhere_reaches_every_computers_day_file_and_the_kept_conflict_copies(tmp_path):
+    from companion.memory.forget import erase_everywhere
+    from tests.syncsim import conflict_name, sync, two_computers
+
+    laptop, desktop = two_computers(tmp_path)
+    DayLog(laptop.home.days, laptop.clock).append("user", "I play the cello badly")
+    DayLog(desktop.home.days, desktop.clock).append("user", "The cello teacher is strict")
+    sync(laptop, desktop)
+    kept = laptop.home.state / "sync-conflicts" / "2026-12" / conflict_name("2026-12-01.jsonl", "Syncthing")
+    kept.parent.mkdir(parents=True)
+    kept.write_text(json.dumps({"id": "2026-12-01#1", "ts": "2026-12-01T08:00:00+01:00", "role": "user",
+                                "text": "cello lessons on Friday"}) + "\n")
+    log = DayLog(laptop.home.days, laptop.clock)
+    erased = erase_everywhere(laptop.home, lambda text: "cello" in text, log)
+    assert erased.records == 2 and kept in erased.files
+    texts = [r.text for r in log.read_day(date(2026, 12, 1)).records if r.role == "user"]
+    assert texts and not any("cello" in t for t in texts)
+    assert "cello" not in kept.read_text()
