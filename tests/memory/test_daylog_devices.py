@@ -98,3 +98,18 @@ def test_forget_everywhere_reaches_every_computers_day_file_and_the_kept_conflic
     texts = [r.text for r in log.read_day(date(2026, 12, 1)).records if r.role == "user"]
     assert texts and not any("cello" in t for t in texts)
     assert "cello" not in kept.read_text()
+
+
+def test_a_state_folder_copied_from_another_computer_does_not_lend_it_its_tag(home):
+    (home.memory / ".stfolder").mkdir()
+    tag = local_device(home.memory, home.state)
+    data = json.loads((home.state / "device.json").read_text())
+    assert data["tag"] == tag and data["sync_tool"] == "Syncthing"
+    data["machine"] = "0" * 16  # as if the whole home, state/ too, came from the other computer
+    (home.state / "device.json").write_text(json.dumps(data))
+    assert stored_tag(home.state) is None
+    (home.days / "2026-11").mkdir(parents=True)
+    (home.days / "2026-11" / f"2026-11-29.{tag}.jsonl").write_text("")  # that computer's day file, synced here
+    again = local_device(home.memory, home.state)
+    assert again is not None and again != tag  # this computer writes its own file, never the other's
+    assert stored_tag(home.state) == again
