@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "companion.commands.eval",
     "companion.commands.sleep",
     "companion.commands.mcp",
+    "companion.commands.sync",
 )
 
 
