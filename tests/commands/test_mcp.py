@@ -203,3 +203,27 @@ def test_the_server_runs_beside_the_open_app_and_shares_its_day_log(memory):
     assert len(ids) == len(set(ids))
     assert sum(1 for r in records if "agent_request" in r.extra) == 3
     assert sum(1 for r in records if r.text.startswith("typed in the app")) == 3
+
+
+def test_recent_digests_are_served_masked_and_never_hold_a_private_turn(memory):
+    from companion.agent.sharing import MemoryShare, allow
+    from companion.commands.mcp_server import build_server, stdio_agent
+    from companion.settings import Settings
+    from companion.sleep.job import SleepJob
+
+    SleepJob(memory, None, clock=lambda: datetime(2026, 12, 2, 3, 0, tzinfo=TZ)).run()
+    settings = Settings()
+    allow(settings, "cursor", {"digests"})
+    share = MemoryShare(memory, settings)
+    try:
+        async def session():
+            async with Client(build_server(share, stdio_agent("cursor"))) as client:
+                return json.loads(_texts(await client.call_tool("recent_digests", {"days": 3})))
+
+        digests = anyio.run(session)
+    finally:
+        share.close()
+    assert [d["day"] for d in digests] == ["2026-12-01"]
+    text = digests[0]["text"]
+    assert "2026-12-01" in text and "diary" not in text and "lea.martin@example.com" not in text
+    assert "Zq9!xv_77Lm" not in text
