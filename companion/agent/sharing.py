@@ -16,7 +16,7 @@ from typing import Any, Callable
 from companion.agent.recall import Recall, names_in
 from companion.curate.proposals import ProposalQueue
 from companion.curate.sensitive import mask
-from companion.errors import CompanionError
+from companion.errors import CompanionError, SharingError
 from companion.memory import entries as E
 from companion.memory import sections
 from companion.memory.daylog import DayLog, now_local
@@ -39,10 +39,6 @@ _AGENT = re.compile(r"^[a-z0-9][a-z0-9._-]{0,39}$")
 MAX_RESULTS = 20
 MAX_DIGESTS = 14
 _WAIT_S = 30.0
-
-
-class SharingError(CompanionError):
-    """A request the user has not allowed, or one that cannot be answered."""
 
 
 def check_agent(name: str) -> str:

@@ -15,9 +15,9 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import ToolAnnotations
 
 from companion import __version__
-from companion.agent.sharing import MemoryShare, SharingError, check_agent
+from companion.agent.sharing import MemoryShare, check_agent
 from companion.agent.connect import agent_for_token
-from companion.errors import CompanionError
+from companion.errors import CompanionError, SharingError
 from companion.paths import LONG_TERM_FILES, Home
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)

@@ -10,10 +10,10 @@ import secrets
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from companion.atomic import atomic_write
-from companion.errors import CompanionError, RefusedWriteError, SchemaVersionError
+from companion.errors import CompanionError, ProposalError, RefusedWriteError, SchemaVersionError
 from companion.filelock import locked
 from companion.memory import entries as E
 from companion.memory.conflicts import copies_in
@@ -29,10 +29,6 @@ log = logging.getLogger(__name__)
 QUEUE_VERSION = 1
 KINDS = ("remember", "conflict")
 STATUSES = ("pending", "approved", "declined", "undone")
-
-
-class ProposalError(CompanionError):
-    """A proposal could not be applied (refused by the policy, gone, or already decided)."""
 
 
 @dataclass
@@ -55,7 +51,6 @@ class Pending:
     status: str = "pending"
     decided: str = ""
     undo_version: str = ""  # the History version an approval replaced (Undo restores it)
-    reason: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -232,7 +227,3 @@ def _apply(item: Pending, writer: MemoryWriter) -> Written:
     return writer.change(item.file, lambda doc: appended(doc, line, item.section or None), actor=Actor.AGENT,
                          action="append")
 
-
-def pending_summaries(queue: ProposalQueue) -> Iterator[str]:
-    for item in queue.items():
-        yield item.summary()

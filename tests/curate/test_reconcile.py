@@ -98,7 +98,7 @@ def test_an_agent_proposal_is_applied_only_on_approval_through_the_policy(tmp_pa
     assert "- Has a dentist appointment on 2026-12-09 (2026-12-01#4)" in store.read("MEMORY.md").body
     assert store.history.versions("MEMORY.md")[0].actor == "agent"
     import pytest
-    from companion.curate.proposals import ProposalError
+    from companion.errors import ProposalError
 
     with pytest.raises(ProposalError, match="secret|never stored"):
         queue.propose_remember("My password is hunter2-Xq9!zz", "USER.md", "Profile", "claude-desktop", [])
@@ -128,3 +128,16 @@ def test_a_choice_left_by_one_computers_night_waits_on_both_and_is_made_once(tmp
     assert made == ["sync/proposals.sync-conflict-20261201-210509-K3FQ2ZB.json"]
     [folded] = ProposalQueue(laptop.home).items(None)
     assert folded.status in ("approved", "declined") and ProposalQueue(laptop.home).items() == []
+
+
+def test_a_proposal_round_trips_and_a_damaged_one_is_skipped(tmp_path):
+    from companion.curate.proposals import Pending
+
+    item = Pending("20261201T090000-abc123", "conflict", "USER.md", "2026-12-01T09:00:00+01:00", "USER 2.md",
+                   ours=["- Lives in Berlin\n"], theirs=["- Lives in Rome\n"])
+    assert Pending.from_dict(item.to_dict()) == item
+    laptop, _ = two_computers(tmp_path)
+    queue = ProposalQueue(laptop.home)
+    queue.path.parent.mkdir(parents=True, exist_ok=True)
+    queue.path.write_text(json.dumps({"schema_version": 1, "items": [item.to_dict(), {"id": "x", "kind": "rm -rf"}]}))
+    assert queue.items() == [item]
