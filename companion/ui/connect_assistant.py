@@ -262,5 +262,7 @@ class ConnectGlue(QObject):
         self.poll()
 
 
-def install(window: "WindowAPI") -> None:
-    ConnectGlue(window).setObjectName("connectAssistant")
+def install(window: "WindowAPI") -> ConnectGlue:
+    glue = ConnectGlue(window)
+    window.connect_assistant = glue  # type: ignore[attr-defined]
+    return glue
