@@ -113,3 +113,14 @@ def test_a_state_folder_copied_from_another_computer_does_not_lend_it_its_tag(ho
     again = local_device(home.memory, home.state)
     assert again is not None and again != tag  # this computer writes its own file, never the other's
     assert stored_tag(home.state) == again
+
+
+def test_entries_cite_device_tagged_ids_like_any_other():
+    from companion.memory import entries as E
+
+    line = "- Plays the cello (2026-12-01#4.k3fq, 2026-11-02#1)"
+    entry = E.Entry.parse(line)
+    assert entry.text == "Plays the cello" and entry.sources == ("2026-12-01#4.k3fq", "2026-11-02#1")
+    assert E.cited_days(line) == [date(2026, 12, 1), date(2026, 11, 2)]
+    assert E.CITED.findall(line.replace(", 2026-11-02#1", "")) == [("2026-12-01", "4.k3fq")]
+    assert E.ID.findall("see 2026-12-01#4.") == ["2026-12-01#4"]  # a full stop is no device tag
