@@ -91,7 +91,7 @@ class Agent:
     # -- prompt --------------------------------------------------------------
 
     def in_bootstrap(self) -> bool:
-        return not P.has_content(self.store.read("SOUL.md").body)
+        return not P.has_content(self.context.document("SOUL.md").body)
 
     def turn_context(
         self,
