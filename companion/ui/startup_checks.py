@@ -13,6 +13,7 @@ from typing import Callable
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QPushButton, QWidget
 
+from companion.curate.gate import MemoryWriter
 from companion.errors import CompanionError, FrontmatterError
 from companion.memory.document import content_hash, parse_document
 from companion.memory.history import Version
@@ -80,7 +81,7 @@ class BrokenFileDialog(QMessageBox):
             return False
         try:
             current = content_hash(self.store.read_raw(self.name))
-            self.store.restore(self.name, self.version, expected_sha=current)
+            MemoryWriter(self.store).restore(self.name, self.version, expected_sha=current)
         except CompanionError as exc:
             QMessageBox.warning(self.parentWidget(), self.tr("Restore failed"), str(exc))
             return False

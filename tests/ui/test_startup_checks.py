@@ -14,6 +14,8 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from companion.curate.gate import MemoryWriter
+from companion.curate.policy import Actor
 from companion.errors import StorageError
 from companion.memory.longterm import LongTermStore
 from companion.paths import Home
@@ -138,9 +140,11 @@ def test_finding_an_unknown_chat_format_is_a_warning_and_the_model_still_answers
 
 def test_finding_broken_frontmatter_offers_open_and_restore_while_chat_goes_on(make_window, scripted, home: Home, qtbot) -> None:
     store = LongTermStore(home)
+    writer = MemoryWriter(store)
     good = store.read_raw("SOUL.md").replace("## Identity", "## Identity\n- Name: Mo", 1)
-    store.write("SOUL.md", good, store.read("SOUL.md").sha, actor="user")
-    store.write("SOUL.md", good + "\n- Likes tea\n", store.read("SOUL.md").sha, actor="user")  # `good` is now in History
+    writer.write("SOUL.md", good, actor=Actor.EDITOR, expected_sha=store.read("SOUL.md").sha)
+    writer.write("SOUL.md", good + "\n- Likes tea\n", actor=Actor.EDITOR, expected_sha=store.read("SOUL.md").sha)
+    assert good in [v.read() for v in store.history.versions("SOUL.md")]
     for broken in (BROKEN, DEEP):
         (home.memory / "SOUL.md").write_text(broken, encoding="utf-8")  # a hand edit gone wrong
         assert set(broken_files(store)) == {"SOUL.md"}
