@@ -194,3 +194,13 @@ def test_chat_messages_dated_in_the_future_are_left_out(home: Home, tmp_path: Pa
     report = migrate_path(home, chat)
     assert [r.text for r in all_records(home)] == ["hello from the past"]
     assert "1 dated in the future left out" in report.lines()[0]
+
+
+def test_deeply_nested_json_is_not_a_source_and_never_a_traceback(home: Home, tmp_path: Path) -> None:
+    folder = tmp_path / "odd"
+    folder.mkdir()
+    (folder / "conversations.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    (folder / "memory.jsonl").write_text('{"a": ' * 50_000 + "1" + "}" * 50_000 + "\n", encoding="utf-8")
+    assert detect(folder) == []
+    with pytest.raises(UnrecognizedSourceError):
+        migrate_path(home, folder)
