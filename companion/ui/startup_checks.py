@@ -57,7 +57,7 @@ class BrokenFileDialog(QMessageBox):
         self.version = last_good_version(store, name)
         self.setIcon(QMessageBox.Icon.Warning)
         self.setWindowTitle(self.tr("A memory file cannot be read"))
-        where = f" (line {error.line})" if error.line else ""
+        where = self.tr(" (line %1)").replace("%1", str(error.line)) if error.line else ""
         self.setText(self.tr("The settings at the top of %1 are broken%2. Chat keeps working with the rest of the "
                              "file meanwhile.").replace("%1", name).replace("%2", where))
         self.setInformativeText(str(error))
