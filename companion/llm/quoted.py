@@ -26,6 +26,9 @@ MAX_FRONTIER = 16  # differently decoded spellings of one input followed at once
 _ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|([\"\\/bfnrt]))")
 _SIMPLE = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\", "/": "/"}
 _NAME_BEFORE = re.compile(r"[A-Za-z_][\w.\-]*")
+# Calls written as object literals rather than JSON: Gemma 4's `{file:<|"|>USER.md<|"|>}`, `{file: 'x'}`.
+_TEMPLATE_QUOTE = re.compile(r"<\|\"\|>|<\|'\|>")
+_BARE_KEY = re.compile(r"(?<=[{,])(\s*)([A-Za-z_][\w-]*)(\s*):")
 _NAME_WINDOW = 80  # characters before an arguments object searched for the tool's name
 _NAMES_TRIED = 4
 
@@ -114,6 +117,13 @@ def json_unescape(text: str) -> str:
         return out
 
 
+def relaxed(text: str) -> str:
+    """Object literals read as JSON: a template's quote tokens become quotes, bare keys get quoted."""
+    if "{" not in text:
+        return text
+    return _BARE_KEY.sub(r'\1"\2"\3:', _TEMPLATE_QUOTE.sub('"', text))
+
+
 @dataclass
 class Quoted:
     """The fingerprints of every call written in a prompt's input; `complete` is False when the scan ran out of budget."""
@@ -145,7 +155,7 @@ class _Scanner:
         for _ in range(MAX_LEVELS):
             deeper: set[str] = set()
             for view in frontier:
-                for variant in (view, unicodedata.normalize("NFKC", view), html.unescape(view), unquote(view)):
+                for variant in (view, unicodedata.normalize("NFKC", view), html.unescape(view), unquote(view), relaxed(view)):
                     key = hash(variant)
                     if key in self.seen:
                         continue
