@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field, fields
@@ -90,12 +91,24 @@ class Settings:
                 continue
             known = {f.name: f for f in fields(kind)}
             values = {}
+            defaults = kind()
             for key, value in table.items():
-                if key in known and isinstance(value, type(getattr(kind(), key))):
-                    values[key] = value
+                if key in known and _fits(value, getattr(defaults, key)):
+                    values[key] = float(value) if isinstance(getattr(defaults, key), float) else value
             setattr(settings, name, kind(**values))
         settings.extra = {k: v for k, v in data.items() if k != "schema_version" and k not in _TABLES}
         return settings
+
+
+def _fits(value: Any, default: Any) -> bool:
+    """Whether a value read from settings.toml can stand for `default` (true is not a number, nan is not a temperature)."""
+    if isinstance(default, bool) or isinstance(value, bool):
+        return type(value) is type(default)
+    if isinstance(default, float):
+        return isinstance(value, (int, float)) and math.isfinite(value)
+    if isinstance(default, list):
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    return isinstance(value, type(default))
 
 
 _TABLES: dict[str, type] = {"model": ModelSettings, "memory": MemorySettings, "sleep": SleepSettings,

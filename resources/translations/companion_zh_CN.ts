@@ -1550,4 +1550,35 @@ You can still read the conversation and edit your memory. Choose another model f
       </translation>
     </message>
   </context>
+  <context>
+    <name>BrokenFileDialog</name>
+    <message>
+      <source>A memory file cannot be read</source>
+      <translation>无法读取记忆文件</translation>
+    </message>
+    <message>
+      <source> (line %1)</source>
+      <translation>（第 %1 行）</translation>
+    </message>
+    <message>
+      <source>The settings at the top of %1 are broken%2. Chat keeps working with the rest of the file meanwhile.</source>
+      <translation>%1 顶部的设置已损坏%2。在此期间，聊天会继续使用文件的其余内容。</translation>
+    </message>
+    <message>
+      <source>Open the file</source>
+      <translation>打开文件</translation>
+    </message>
+    <message>
+      <source>Restore the version of %1</source>
+      <translation>恢复 %1 的版本</translation>
+    </message>
+    <message>
+      <source>Later</source>
+      <translation>稍后</translation>
+    </message>
+    <message>
+      <source>Restore failed</source>
+      <translation>恢复失败</translation>
+    </message>
+  </context>
 </TS>
