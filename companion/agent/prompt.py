@@ -9,6 +9,7 @@ from typing import Callable
 
 from companion.llm.base import Message
 from companion.memory.records import Record
+from companion.memory.versions import counted
 from companion.memory import entries as E
 
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
@@ -217,9 +218,9 @@ def history_messages(records: list[Record]) -> list[Message]:
 
 def conversational(records: list[Record]) -> list[Record]:
     """User and assistant records that belong in the history. A regenerated reply carries
-    `replaces: <old id>`; the replaced one is left out (the log keeps both)."""
-    replaced = {r.extra.get("replaces") for r in records if r.extra.get("replaces")}
-    return [r for r in records if r.role in ("user", "assistant") and r.id not in replaced]
+    `replaces: <old id>`: of the versions, the one chosen (else the newest) is kept; deleted
+    messages are left out (the log keeps them all, `memory/versions.py`)."""
+    return [r for r in counted(records) if r.role in ("user", "assistant")]
 
 
 @dataclass

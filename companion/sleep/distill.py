@@ -11,6 +11,7 @@ from typing import Any
 from companion.errors import CompanionError, SleepCancelledError
 from companion.llm.base import Backend, GenerationOptions, Message, collect
 from companion.memory.records import Record
+from companion.memory.versions import counted
 from companion.curate.sensitive import mask
 from companion.memory import entries as E
 from companion.curate.apply import PERSONA_REQUEST
@@ -93,8 +94,9 @@ def render_record(record: Record) -> str:
 
 
 def conversational(records: list[Record]) -> list[Record]:
-    """The user's and the companion's words worth distilling (private turns never are)."""
-    return [r for r in records if r.role in ("user", "assistant") and r.text.strip() and not r.private]
+    """The user's and the companion's words worth distilling (private turns, deleted messages and
+    reply versions not chosen never are)."""
+    return [r for r in counted(records) if r.role in ("user", "assistant") and r.text.strip() and not r.private]
 
 
 def chunk_records(records: list[Record], backend: Backend, budget_tokens: int) -> list[list[Record]]:

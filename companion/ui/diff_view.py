@@ -5,7 +5,9 @@ from __future__ import annotations
 import difflib
 import html
 
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QVBoxLayout, QWidget
+
+from companion.ui.render import RichView
 
 
 def unified_diff(old: str, new: str, old_label: str, new_label: str) -> str:
@@ -35,10 +37,10 @@ def diff_html(diff: str) -> str:
     return '<pre style="white-space:pre-wrap">' + "\n".join(rows) + "</pre>"
 
 
-class DiffView(QTextBrowser):
+class DiffView(RichView):
     def show_diff(self, old: str, new: str, old_label: str, new_label: str) -> str:
         diff = unified_diff(old, new, old_label, new_label)
-        self.setHtml(diff_html(diff))
+        self.set_html(diff_html(diff))
         return diff
 
 

@@ -79,7 +79,7 @@ class HistoryDialog(QDialog):
             item.setData(Qt.ItemDataRole.UserRole, version)
             self.list.addItem(item)
         if self.list.count() == 0:
-            self.diff.setHtml("<p><i>" + self.tr("No earlier versions yet.") + "</i></p>")
+            self.diff.set_html("<p><i>" + self.tr("No earlier versions yet.") + "</i></p>")
         else:
             self.list.setCurrentRow(0)
 

@@ -8,10 +8,12 @@ from typing import Callable
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QMenu, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from companion.memory.records import Record
+from companion.ui.code_block import CodeBlock, Segment, segments
 from companion.ui.links import open_link
+from companion.ui.render import citation_link, escape, markdown_html
 
 
 class _Label(QLabel):
@@ -36,20 +38,26 @@ class _Label(QLabel):
         super().changeEvent(event)  # type: ignore[arg-type]
 
 
-def block_end(text: str, start: int) -> int | None:
-    """End of the first complete Markdown block after `start` (a blank line outside code fences)."""
-    position = start
-    while (found := text.find("\n\n", position)) != -1:
-        if text.count("```", start, found) % 2 == 0:
-            return found + 2
-        position = found + 2
-    return None
+def _is_record_id(text: str) -> bool:
+    day, sep, seq = text.partition("#")
+    return bool(sep) and len(day) == 10 and day[4] == "-" and seq.isdigit()
+
+
+def recalled_text(count: int) -> str:
+    """"Recalled 1 memory" / "Recalled 3 memories" (Chinese has one form for both)."""
+    if count == 1:
+        return QCoreApplication.translate("MessageWidget", "Recalled 1 memory")
+    return QCoreApplication.translate("MessageWidget", "Recalled %n memories", "", count).replace("%n", str(count))
 
 
 class MessageWidget(QFrame):
     """A card; `role` is user, assistant, tool or event (the last two are shown small)."""
 
     copied = Signal(str)
+    citation_clicked = Signal(str)  # a record id, from a link in the text or the recalled list
+    version_chosen = Signal(str)  # the record id of the reply version now shown
+    delete_requested = Signal(str)  # record id
+    edit_requested = Signal(str)  # record id (the user's last message)
 
     def __init__(self, role: str, text: str = "", when: datetime | None = None, record_id: str = "",
                  parent: QWidget | None = None) -> None:
@@ -89,10 +97,35 @@ class MessageWidget(QFrame):
         self._blocks = QVBoxLayout()
         self._blocks.setSpacing(4)
         layout.addLayout(self._blocks)
-        self._frozen: list[QLabel] = []  # finished Markdown blocks of a reply, never re-rendered
-        self._frozen_len = 0
-        self.body = self._label()  # the text, or the unfinished last block of a reply
+        self._parts: list[tuple[Segment, QWidget]] = []  # a reply's rendered blocks, in order
+        self._thinking = False
+        self.body = self._label()  # the text (a reply: shown only while it is empty)
         self._blocks.addWidget(self.body)
+        self.edit_button = QToolButton()
+        self.edit_button.setObjectName("edit")
+        self.edit_button.setText(self.tr("Edit"))
+        self.edit_button.setToolTip(self.tr("Edit this message and send it again (its reply is replaced)"))
+        self.edit_button.setAutoRaise(True)
+        self.edit_button.clicked.connect(lambda: self.edit_requested.emit(self.record_id))
+        self.edit_button.hide()
+        header.insertWidget(header.count() - 1, self.edit_button)
+        self.more_button = QToolButton()
+        self.more_button.setObjectName("more")
+        self.more_button.setText("⋯")
+        self.more_button.setToolTip(self.tr("More"))
+        self.more_button.setAutoRaise(True)
+        self.more_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.more_button)
+        self.delete_action = menu.addAction(self.tr("Delete message"))
+        self.delete_action.setToolTip(self.tr("Take this message back: it leaves the conversation and is not "
+                                              "learned from"))
+        self.delete_action.triggered.connect(lambda _checked=False: self.delete_requested.emit(self.record_id))
+        self.more_button.setMenu(menu)
+        header.addWidget(self.more_button)
+        self.more_button.setVisible(bool(record_id) and role in ("user", "assistant"))
+        self.versions: list[tuple[str, str]] = []  # (record id, text) of each version of a regenerated reply
+        self.version_index = 0
+        self._version_row: QWidget | None = None
         if role in ("tool", "event"):
             self.who.hide()
             self.copy_button.hide()
@@ -104,10 +137,14 @@ class MessageWidget(QFrame):
         label.setWordWrap(True)
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
         label.setOpenExternalLinks(False)  # links open only through open_link: http(s), after showing the URL
-        label.linkActivated.connect(lambda url: open_link(self, url))
+        label.linkActivated.connect(self._link)
         label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
-        label.setTextFormat(Qt.TextFormat.MarkdownText if self.role == "assistant" else Qt.TextFormat.PlainText)
+        # a reply's Markdown arrives as HTML from the renderer (nothing to load); everything else is plain text
+        label.setTextFormat(Qt.TextFormat.RichText if self.role == "assistant" else Qt.TextFormat.PlainText)
         return label
+
+    def _link(self, url: str) -> None:
+        open_link(self, url, on_record=self.citation_clicked.emit)
 
     def _who_text(self, role: str) -> str:
         return {"user": self.tr("You"), "assistant": self.tr("Companion")}.get(role, "")
@@ -141,13 +178,24 @@ class MessageWidget(QFrame):
         self._render()
 
     def set_text(self, text: str) -> None:
-        if not text.startswith(self._text[: self._frozen_len]):
-            for label in self._frozen:
-                label.deleteLater()
-            self._frozen.clear()
-            self._frozen_len = 0
         self._text = text
         self._render()
+
+    def set_thinking(self, on: bool) -> None:
+        """"thinking…" in an empty reply until its first words arrive."""
+        if on != self._thinking:
+            self._thinking = on
+            self._render()
+
+    def parts(self) -> list[Segment]:
+        """The blocks a reply is shown in (Markdown and code), in order."""
+        return [segment for segment, _w in self._parts]
+
+    def part_widgets(self) -> list[QWidget]:
+        return [widget for _s, widget in self._parts]
+
+    def code_blocks(self) -> list[CodeBlock]:
+        return [w for _s, w in self._parts if isinstance(w, CodeBlock)]
 
     def _render(self) -> None:
         if self.role != "assistant":
@@ -156,18 +204,107 @@ class MessageWidget(QFrame):
                 shown = shown[:300] + "…"
             self.body.setText(shown)
             return
-        # Re-rendering a long Markdown label costs O(length) per update: freeze finished blocks.
-        while (cut := block_end(self._text, self._frozen_len)) is not None:
-            block = self._text[self._frozen_len:cut].strip("\n")
-            self._frozen_len = cut
-            if block.strip():
-                label = self._label()
-                label.setText(block)
-                self._blocks.insertWidget(len(self._frozen), label)
-                self._frozen.append(label)
-        tail = self._text[self._frozen_len:].strip("\n")
-        self.body.setText(tail if tail or self._frozen else "…")
-        self.body.setVisible(bool(tail) or not self._frozen)
+        # Only the blocks that changed are rendered again: a streamed reply re-renders its last block.
+        parts = segments(self._text)
+        for index, segment in enumerate(parts):
+            if index < len(self._parts):
+                old, widget = self._parts[index]
+                if old == segment:
+                    continue
+                if old.kind == segment.kind:
+                    self._fill(widget, segment)
+                    self._parts[index] = (segment, widget)
+                    continue
+                widget.hide()
+                widget.deleteLater()
+                self._parts[index] = (segment, self._new_part(segment, index))
+            else:
+                self._parts.append((segment, self._new_part(segment, index)))
+        for _segment, widget in self._parts[len(parts):]:
+            widget.hide()
+            widget.deleteLater()
+        del self._parts[len(parts):]
+        empty = not self._parts
+        if empty:
+            self.body.setText("<i>" + escape(self.tr("thinking…")) + "</i>" if self._thinking else "…")
+        self.body.setProperty("thinking", self._thinking and empty)
+        self.body.setVisible(empty)
+
+    def _new_part(self, segment: Segment, index: int) -> QWidget:
+        widget: QWidget
+        if segment.kind == "code":
+            widget = CodeBlock(segment.text, segment.language)
+            widget.copied.connect(self.copied)
+        else:
+            widget = self._label()
+            self._fill(widget, segment)
+        self._blocks.insertWidget(index, widget)
+        return widget
+
+    @staticmethod
+    def _fill(widget: QWidget, segment: Segment) -> None:
+        if isinstance(widget, CodeBlock):
+            widget.set_code(segment.text, segment.language)
+        elif isinstance(widget, QLabel):
+            widget.setText(markdown_html(segment.text))
+
+    # -- versions, edit, delete ----------------------------------------------------
+
+    def set_record_id(self, record_id: str) -> None:
+        self.record_id = record_id
+        self.more_button.setVisible(bool(record_id) and self.role in ("user", "assistant"))
+
+    def set_editable(self, on: bool) -> None:
+        """The Edit button, on the user's last message only."""
+        self.edit_button.setVisible(on and self.role == "user" and bool(self.record_id))
+
+    def set_versions(self, versions: list[tuple[str, str]], index: int) -> None:
+        """Show version `index` of a regenerated reply, with ‹ i/n › to flip between them."""
+        self.versions = list(versions)
+        self.version_index = max(0, min(index, len(versions) - 1))
+        if len(self.versions) > 1 and self._version_row is None:
+            row = QWidget()
+            line = QHBoxLayout(row)
+            line.setContentsMargins(0, 0, 0, 0)
+            line.setSpacing(0)
+            self.previous_version = QToolButton()
+            self.previous_version.setText("‹")
+            self.previous_version.setToolTip(self.tr("Earlier version of this reply"))
+            self.previous_version.setAutoRaise(True)
+            self.previous_version.clicked.connect(lambda: self.show_version(self.version_index - 1))
+            self.version_label = QLabel()
+            self.version_label.setObjectName("versionLabel")
+            self.next_version = QToolButton()
+            self.next_version.setText("›")
+            self.next_version.setToolTip(self.tr("Later version of this reply"))
+            self.next_version.setAutoRaise(True)
+            self.next_version.clicked.connect(lambda: self.show_version(self.version_index + 1))
+            for widget in (self.previous_version, self.version_label, self.next_version):
+                line.addWidget(widget)
+            self._header.insertWidget(3, row)
+            self._version_row = row
+        if self._version_row is not None:
+            self._version_row.setVisible(len(self.versions) > 1)
+        if self.versions:
+            self._show_current_version()
+
+    def show_version(self, index: int) -> None:
+        """Flip to another version; the one shown is the one that counts from now on."""
+        if not 0 <= index < len(self.versions) or index == self.version_index:
+            return
+        self.version_index = index
+        self._show_current_version()
+        self.version_chosen.emit(self.record_id)
+
+    def _show_current_version(self) -> None:
+        record_id, text = self.versions[self.version_index]
+        self.record_id = record_id
+        if text != self._text:
+            self.set_text(text)
+        if self._version_row is not None:
+            self.version_label.setText(f"{self.version_index + 1}/{len(self.versions)}")
+            self.previous_version.setEnabled(self.version_index > 0)
+            self.next_version.setEnabled(self.version_index < len(self.versions) - 1)
 
     def set_recalled(self, hits: list[dict[str, object]]) -> None:
         """An expandable list, under a reply, of the memories recalled for it."""
@@ -179,7 +316,9 @@ class MessageWidget(QFrame):
             date = hit.get("date") or ""
             text = str(hit.get("text") or "")
             snippet = (text[:160] + "…") if len(text) > 160 else text
-            lines.append(" · ".join(str(p) for p in (date, where) if p) + (f": {snippet}" if snippet else ""))
+            place = citation_link(str(where)) if _is_record_id(str(where)) else escape(str(where))
+            head = " · ".join(p for p in (escape(str(date)) if date else "", place) if p)
+            lines.append(head + (": " + escape(snippet) if snippet else ""))
         if getattr(self, "recalled_button", None) is None:
             self.recalled_button = QToolButton()
             self.recalled_button.setObjectName("recalled")
@@ -190,13 +329,16 @@ class MessageWidget(QFrame):
             self.recalled_list = QLabel()
             self.recalled_list.setObjectName("recalledList")
             self.recalled_list.setWordWrap(True)
-            self.recalled_list.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            self.recalled_list.setTextFormat(Qt.TextFormat.RichText)  # built here: every part escaped
+            self.recalled_list.setOpenExternalLinks(False)
+            self.recalled_list.linkActivated.connect(self._link)
+            self.recalled_list.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
             self.recalled_list.hide()
             self.recalled_button.toggled.connect(self._toggle_recalled)
             self.layout().addWidget(self.recalled_button)
             self.layout().addWidget(self.recalled_list)
-        self.recalled_button.setText(self.tr("Recalled %n memories", "", len(hits)).replace("%n", str(len(hits))))
-        self.recalled_list.setText("\n".join(f"• {line}" for line in lines))
+        self.recalled_button.setText(recalled_text(len(hits)))
+        self.recalled_list.setText("<br>".join(f"• {line}" for line in lines))
 
     def _toggle_recalled(self, shown: bool) -> None:
         self.recalled_button.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
@@ -216,11 +358,6 @@ class MessageWidget(QFrame):
     def set_note(self, note: str) -> None:
         self.note.setText(note)
         self.note.setVisible(bool(note))
-
-    def mark_replaced(self) -> None:
-        self.setProperty("replaced", True)
-        self.set_note(self.tr("replaced"))
-        self._repolish()
 
     def set_found(self, found: bool) -> None:
         self.setProperty("found", found)

@@ -279,15 +279,18 @@ class ReportDialog(QDialog):
         self.resize(620, 420)
         layout = QVBoxLayout(self)
         self.summary = QLabel(report.summary())
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)  # the report quotes what was learned: text, never markup
         self.summary.setWordWrap(True)
         layout.addWidget(self.summary)
         self.list = QListWidget()
         layout.addWidget(self.list, 1)
         self.refused = QLabel()
+        self.refused.setTextFormat(Qt.TextFormat.PlainText)
         self.refused.setWordWrap(True)
         layout.addWidget(self.refused)
         self.cost = QLabel("\n".join(report.notes + report.cost_lines()))  # how the night ran and what it cost
         self.cost.setObjectName("sleepCost")
+        self.cost.setTextFormat(Qt.TextFormat.PlainText)
         self.cost.setWordWrap(True)
         self.cost.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.cost)

@@ -230,7 +230,12 @@ class SearchIndex:
             self._forget(db, source)
         end = data.rfind(b"\n") + 1  # a torn last line waits until it is complete
         if end > offset:
-            self._insert(db, _records_in(data[offset:end], source))
+            deleted: list[str] = []
+            self._insert(db, _records_in(data[offset:end], source, deleted))
+            for record_id in deleted:  # a message the user deleted is not recalled again
+                db.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM items WHERE kind='turn' AND locator=?)",
+                           (record_id,))
+                db.execute("DELETE FROM items WHERE kind='turn' AND locator=?", (record_id,))
         consumed = max(end, offset)
         sha = hashlib.sha256(data[: min(consumed, _HEAD_BYTES)]).hexdigest()
         db.execute(
@@ -494,7 +499,8 @@ def edit_distance(a: str, b: str, cap: int) -> int:
     return previous[-1]
 
 
-def _records_in(chunk: bytes, source: str) -> Iterator[Item]:
+def _records_in(chunk: bytes, source: str, deleted: list[str] | None = None) -> Iterator[Item]:
+    """The items of a run of day-log lines; the ids that `deletes` events take back go to `deleted`."""
     for line in chunk.split(b"\n"):
         if not line.strip():
             continue
@@ -502,6 +508,8 @@ def _records_in(chunk: bytes, source: str) -> Iterator[Item]:
             record = Record.from_dict(json.loads(line.decode("utf-8")))
         except (ValueError, RecursionError):  # RecursionError: deeply nested JSON
             continue  # the day-log reader reports bad lines; the index just skips them
+        if deleted is not None and record.role == "event" and record.extra.get("deletes"):
+            deleted.append(str(record.extra["deletes"]))
         item = record_item(record, source)
         if item is not None:
             yield item
