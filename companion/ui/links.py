@@ -3,6 +3,7 @@ app, and only after the user has seen the address."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Callable
 
 from PySide6.QtCore import Qt, QUrl
@@ -45,14 +46,16 @@ def open_link(
     parent: QWidget,
     link: str,
     *,
-    ask: Callable[[QWidget, QUrl], bool] = _ask,
-    refuse: Callable[[QWidget, QUrl], None] = _refuse,
-    opener: Callable[[QUrl], bool] = QDesktopServices.openUrl,
+    ask: Callable[[QWidget, QUrl], bool] | None = None,
+    refuse: Callable[[QWidget, QUrl], None] | None = None,
+    opener: Callable[[QUrl], bool] | None = None,
     on_record: Callable[[str], object] | None = None,
 ) -> bool:
     """Open `link` if it is a web address the user confirmed; True when it was opened.
 
     `record:2026-11-29#17` (a citation) goes to `on_record` where the view offers it."""
+    ask, refuse = ask or _ask, refuse or _refuse
+    opener = opener or QDesktopServices.openUrl
     url = QUrl(link, QUrl.ParsingMode.StrictMode)
     if url.scheme().lower() == RECORD_SCHEME and on_record is not None:
         on_record(record_id(url))
@@ -63,3 +66,8 @@ def open_link(
     if not ask(parent, url):
         return False
     return bool(opener(url))
+
+
+def open_folder(path: Path) -> bool:
+    """Show one of our own folders (the memory folder) in the file manager; never a link from text."""
+    return bool(QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))))

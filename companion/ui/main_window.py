@@ -8,8 +8,8 @@ import logging
 from datetime import datetime
 from typing import Callable
 
-from PySide6.QtCore import QByteArray, Qt, QUrl, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
+from PySide6.QtCore import QByteArray, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
@@ -41,6 +41,7 @@ from companion.ui.chat_view import ChatView
 from companion.ui.composer import Composer
 from companion.ui.extensions import install_extensions
 from companion.ui import forget_everywhere, tool_actions
+from companion.ui.links import open_folder
 from companion.ui.memory_notices import MemoryNotices
 from companion.ui.memory_pane import MemoryPane
 from companion.ui.message_widget import MessageWidget
@@ -450,7 +451,7 @@ class MainWindow(QMainWindow):
     # -- menus -------------------------------------------------------------------
 
     def open_memory_folder(self) -> None:
-        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.home.memory)))
+        open_folder(self.home.memory)
 
     def open_find(self) -> None:
         self.find_bar.show()

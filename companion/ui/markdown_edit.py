@@ -106,8 +106,14 @@ class MarkdownEdit(QPlainTextEdit):
 
 
 
+_SOURCE_COMMENT = re.compile(r"<!--\s*src:\s*(\d{4}-\d{2}-\d{2})#(\d+)\s*-->")
+_ANY_COMMENT = re.compile(r"<!--.*?-->", re.S)
+
+
 def preview_markdown(body: str) -> str:
-    """The body for the preview: citations become links (record:DAY#N), empty sections get their hint."""
+    """The body for the reading view: citations (also `<!-- src: ... -->`) become links
+    (record:DAY#N), other HTML comments are left out, empty sections get their hint."""
+    body = _ANY_COMMENT.sub("", _SOURCE_COMMENT.sub(lambda m: f"({m.group(1)}#{m.group(2)})", body))
     language = file_language(h.title for h in headings(body))
     lines = body.splitlines()
     for head in reversed(empty_sections(body)):

@@ -59,9 +59,14 @@ def _images_to_text(document: QTextDocument) -> int:
     return len(found)
 
 
+MARKDOWN_FEATURES = QTextDocument.MarkdownFeature(
+    QTextDocument.MarkdownFeature.MarkdownDialectGitHub.value | QTextDocument.MarkdownFeature.MarkdownNoHTML.value)
+
+
 def fill_markdown(document: QTextDocument, text: str) -> QTextDocument:
-    """`text` as Markdown (GitHub dialect) in `document`, images shown as text."""
-    document.setMarkdown(text, QTextDocument.MarkdownFeature.MarkdownDialectGitHub)
+    """`text` as Markdown (GitHub dialect) in `document`: HTML in it is shown as written, never
+    interpreted, and Markdown images are shown as text."""
+    document.setMarkdown(text, MARKDOWN_FEATURES)
     _images_to_text(document)
     return document
 
