@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from PySide6.QtCore import QCoreApplication, QEvent, QLocale, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QLocale, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from companion.memory.daylog import DayLog
@@ -47,6 +47,15 @@ class _Column(QWidget):
         return [w for i in range(self.box.count()) if (w := self.box.itemAt(i).widget()) is not None]
 
 
+class _Inner(QWidget):
+    """The scrolled widget. Wrapped labels report the height they would need at their narrowest as
+    their minimum; the scroll area would make that the timeline's height, a blank gap of thousands
+    of pixels above the messages. Its height comes from height-for-width at the real width instead."""
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt name)
+        return QSize(0, 0)
+
+
 class ChatView(QScrollArea):
     """Messages with time, a separator per day; the last reply can stream in."""
 
@@ -64,7 +73,7 @@ class ChatView(QScrollArea):
         self.setWidgetResizable(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setFrameShape(QFrame.Shape.NoFrame)
-        inner = QWidget()
+        inner = _Inner()
         inner.setObjectName("timelineInner")
         self._layout = QVBoxLayout(inner)
         self._layout.setContentsMargins(12, 8, 12, 8)
@@ -162,6 +171,7 @@ class ChatView(QScrollArea):
         else:
             self._layout.insertWidget(self._layout.indexOf(self._live), section)
             self._sections.append((day, section))
+        section.show()  # now, not at the next event loop turn: its height counts in the next layout
         return len(records)
 
     def _drop(self, section: _Column) -> None:

@@ -411,8 +411,6 @@ class MainWindow(QMainWindow):
     def _user_typing(self) -> None:
         """Learning and the sleep job hold still while the user writes (the reply will want the cores)."""
         self.session.user_active()
-        if self._editing is not None and not self.composer.edit.toPlainText().strip():
-            self._editing = None  # the edit was abandoned
 
     def _set_backend(self, backend: Backend | None) -> None:
         self._backend = backend
