@@ -13,10 +13,12 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
+    QFrame,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -267,6 +269,17 @@ class SleepController(QObject):
         return dialog
 
 
+def _scrolled(label: QLabel, max_height: int) -> QScrollArea:
+    """A long text scrolls inside the dialog, so the dialog fits a small screen."""
+    area = QScrollArea()
+    area.setWidget(label)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setMaximumHeight(max_height)
+    area.setSizeAdjustPolicy(QScrollArea.SizeAdjustPolicy.AdjustToContents)
+    return area
+
+
 class ReportDialog(QDialog):
     """What the last run changed; undo one entry or the whole run (other edits are kept)."""
 
@@ -281,7 +294,7 @@ class ReportDialog(QDialog):
         self.summary = QLabel(report.summary())
         self.summary.setTextFormat(Qt.TextFormat.PlainText)  # the report quotes what was learned: text, never markup
         self.summary.setWordWrap(True)
-        layout.addWidget(self.summary)
+        layout.addWidget(_scrolled(self.summary, 160))
         self.list = QListWidget()
         layout.addWidget(self.list, 1)
         self.refused = QLabel()
@@ -293,7 +306,7 @@ class ReportDialog(QDialog):
         self.cost.setTextFormat(Qt.TextFormat.PlainText)
         self.cost.setWordWrap(True)
         self.cost.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout.addWidget(self.cost)
+        layout.addWidget(_scrolled(self.cost, 140))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         self.undo_button = QPushButton(self.tr("Undo this"))
         self.undo_all_button = QPushButton(self.tr("Undo all"))
