@@ -278,6 +278,11 @@ class ChatView(QScrollArea):
     def add_notice(self, text: str, role: str = "event") -> MessageWidget:
         widget = MessageWidget(role, text)
         self.created += 1
+        waiting = self._streaming
+        if waiting is not None and not waiting.text() and waiting in self._live.widgets():
+            # what the message did (remembered, forgot) goes above the reply still being thought of
+            self._live.box.insertWidget(self._live.box.indexOf(waiting), widget)
+            return widget
         self._append_widget(widget, None, jump=False)  # a notice never pulls the reader out of an old day
         return widget
 

@@ -8,15 +8,18 @@ from typing import Callable
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 
+from companion.curate.gate import MemoryWriter
 from companion.errors import CompanionError, ConflictError
 from companion.memory import entries as E
 from companion.memory.daylog import DayLog
 from companion.memory.document import split_frontmatter
+from companion.memory.history import Actor
 from companion.memory.longterm import Change, LongTermStore
 from companion.ui.message_widget import MessageWidget
 
-REQUEST_ACTORS = ("chat", "bootstrap", "remember")  # a request in the message: shown with the turn's note
-LEARN_ACTORS = ("learn",)  # daytime learning: shown as soon as it happens
+# a request in the message: shown with the turn's note
+REQUEST_ACTORS = (Actor.REMEMBER.value, Actor.FORGET.value, Actor.REMINDER.value, Actor.BOOTSTRAP.value)
+LEARN_ACTORS = (Actor.LEARN.value,)  # daytime learning: shown as soon as it happens
 SHOWN_ENTRIES = 3
 
 
@@ -80,8 +83,9 @@ class UndoChanges:
 
     def undo(self) -> bool:
         try:
+            writer = MemoryWriter(self.store)
             for change in reversed(self.changes):
-                self.store.write(change.name, change.before, change.after.sha, actor="restore")
+                writer.write(change.name, change.before, actor=Actor.RESTORE, expected_sha=change.after.sha)
         except ConflictError:
             self.notice.set_note(_tr("changed again since: use History to take it back"))
             return False

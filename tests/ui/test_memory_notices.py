@@ -5,6 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from companion.agent.tools import ToolResult
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 from companion.llm.base import ToolCall
 from companion.llm.scripted import ScriptedBackend
 from companion.paths import Home
@@ -66,7 +68,8 @@ def test_undo_refuses_when_the_file_changed_since(qtbot, window: MainWindow) -> 
     _send(qtbot, window, "remember that I like green tea")
     notice = _notices(window)[-1]
     doc = window.store.read("USER.md")
-    window.store.write("USER.md", doc.raw + "\n- Edited by hand\n", doc.sha, actor="user")
+    MemoryWriter(window.store).write("USER.md", doc.raw + "\n- Edited by hand\n", actor=Actor.EDITOR,
+                                     expected_sha=doc.sha)
     assert not notice.undo_changes.undo()
     assert "History" in notice.note.text() and "Edited by hand" in _body(window, "USER.md")
 

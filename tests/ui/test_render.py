@@ -101,7 +101,10 @@ def test_every_view_survives_dev_zero_in_a_fresh_process(tmp_path: Path) -> None
         daylog = DayLog(home.days); daylog.append("assistant", text)
         store = LongTermStore(home)
         doc = store.read("MEMORY.md")
-        store.write("MEMORY.md", doc.raw + "\\n- " + " ".join(bad) + "\\n", doc.sha, actor="user")
+        from companion.curate.gate import MemoryWriter
+        from companion.memory.history import Actor
+        MemoryWriter(store).write("MEMORY.md", doc.raw + "\\n- " + " ".join(bad) + "\\n", actor=Actor.EDITOR,
+                                  expected_sha=doc.sha, confirmed=True)
         views = []
         reply = MessageWidget("assistant", text, record_id="2026-11-29#1")
         reply.set_recalled([{{"where": "2026-11-29#1", "text": t}} for t in bad])
@@ -148,6 +151,8 @@ def test_a_web_link_opens_only_through_open_link_and_a_citation_stays_inside(qap
 
 
 def test_a_fake_citation_to_smb_in_the_memory_preview_is_refused(qapp, home, opened: list[str]) -> None:
+    from companion.curate.gate import MemoryWriter
+    from companion.memory.history import Actor
     from companion.memory.longterm import LongTermStore
     from companion.memory.setup import ensure_home
     from companion.ui.memory_editor import MemoryEditor
@@ -155,7 +160,8 @@ def test_a_fake_citation_to_smb_in_the_memory_preview_is_refused(qapp, home, ope
     ensure_home(home)
     store = LongTermStore(home)
     doc = store.read("MEMORY.md")
-    store.write("MEMORY.md", doc.raw + "\n- A fact [2026-11-29#17](smb://attacker.example/x)\n", doc.sha, actor="user")
+    MemoryWriter(store).write("MEMORY.md", doc.raw + "\n- A fact [2026-11-29#17](smb://attacker.example/x)\n",
+                              actor=Actor.EDITOR, expected_sha=doc.sha, confirmed=True)
     editor = MemoryEditor(store, "MEMORY.md")
     editor.set_preview(True)
     cited: list[str] = []
