@@ -7,7 +7,11 @@ the days and stays until the app quits. Find jumps to any day through `show_reco
 
 from __future__ import annotations
 
+import bisect
+import time
+from dataclasses import dataclass, field
 from datetime import date
+from typing import Callable
 
 from PySide6.QtCore import QCoreApplication, QEvent, QLocale, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
@@ -19,7 +23,11 @@ from companion.ui.message_widget import MessageWidget
 
 INITIAL_RECORDS = 40  # enough to fill a tall window; the rest loads on scroll
 MAX_RECORDS = 160  # messages with widgets from the day logs at any time (the window of days)
-EDGE_PX = 400  # start loading this close to the top or bottom, before the user gets there
+EDGE_PX = 1200  # start loading this close to the top or bottom, before the user gets there
+PAGE_CHUNK = 2  # messages given widgets at once when a day starts paging in
+FRAME_BUDGET_MS = 12  # then as many as fit in this per event-loop turn (layout and painting need the rest)
+REAP_CHUNK = 6  # widgets of a dropped day destroyed per event-loop turn
+FIND_FIRST = 6  # messages around a match given widgets before find shows it
 SHOWN_ROLES = ("user", "assistant", "tool", "event")
 
 
@@ -38,6 +46,7 @@ class _Column(QWidget):
 
     def __init__(self, name: str) -> None:
         super().__init__()
+        self.planned = 0  # messages of the day, with widgets or about to get them
         self.setObjectName(name)
         self.box = QVBoxLayout(self)
         self.box.setContentsMargins(0, 0, 0, 0)
@@ -45,6 +54,24 @@ class _Column(QWidget):
 
     def widgets(self) -> list[QWidget]:
         return [w for i in range(self.box.count()) if (w := self.box.itemAt(i).widget()) is not None]
+
+
+@dataclass
+class _Fill:
+    """A day whose messages get their widgets a few at a time, nearest to `center` first (the edge the
+    reader comes from, or the message find jumps to)."""
+
+    section: _Column
+    items: list[tuple[Record, list[tuple[str, str]], int]]  # record, its versions, the one shown
+    center: int = 0
+    made: list[int] = field(default_factory=list)  # indices with widgets, sorted
+
+    def __post_init__(self) -> None:
+        self.order = sorted(range(len(self.items)), key=lambda i: (abs(i - self.center), i))
+
+    @property
+    def done(self) -> int:
+        return len(self.made)
 
 
 class _Inner(QWidget):
@@ -94,6 +121,8 @@ class ChatView(QScrollArea):
         self._stick_to_bottom = True
         self._anchor: tuple[QWidget, int] | None = None
         self._paging = False
+        self._fills: list[_Fill] = []
+        self._graveyard: list[_Column] = []  # dropped days, destroyed a few widgets at a time
         self._found: MessageWidget | None = None
         self._editable: MessageWidget | None = None
         self.created = 0  # message widgets made so far (the window keeps the live number bounded)
@@ -114,6 +143,7 @@ class ChatView(QScrollArea):
         for _day, section in self._sections:
             self._drop(section)
         self._sections.clear()
+        self._fills.clear()
         self._lo = self._hi = end
         count = 0
         while self._lo > 0 and count < before:
@@ -122,6 +152,18 @@ class ChatView(QScrollArea):
             count += self._add_day(self._hi, at_top=False)
         self._live.setVisible(self.at_latest())
         self._update_editable()
+
+    def _open_day(self, position: int, record_id: str) -> None:
+        """Only the day of `record_id`, its widgets made around that message first (find jumps there
+        at once); the rest of the day and the days around it page in as usual."""
+        self._open_at(position + 1, before=0)
+        self._lo = self._hi = position + 1
+        self._add_day(position, at_top=True, first=FIND_FIRST, center=record_id)
+        self._live.setVisible(self.at_latest())
+        self._update_editable()
+        if self._fills:
+            self._paging = True
+            QTimer.singleShot(0, self._continue_fills)
 
     def at_latest(self) -> bool:
         """The newest day is loaded (and with it what this run added)."""
@@ -136,8 +178,10 @@ class ChatView(QScrollArea):
     def loaded_days(self) -> list[date]:
         return [day for day, _section in self._sections]
 
-    def _add_day(self, position: int, at_top: bool) -> int:
-        """Give _days[position] a section at the top or the bottom; the number of messages it shows."""
+    def _add_day(self, position: int, at_top: bool, first: int | None = None, center: str | None = None) -> int:
+        """Give _days[position] a section at the top or the bottom; the number of messages it shows.
+        With `first`, only that many get widgets now (those nearest the reader, or the record
+        `center`); the rest follow a few per event-loop turn."""
         day = self._days[position]
         read = self.daylog.read_day(day)
         if read.problems:
@@ -151,28 +195,61 @@ class ChatView(QScrollArea):
             self._hi = position + 1
         if not records:
             return 0
-        section = _Column("day")
-        section.box.addWidget(self._separator(day))
         texts = {r.id: r.text for r in records}
         chosen = chosen_versions(read.records)
         chains = {rid: chain for chain in version_chains(records) for rid in chain}
+        items = []
         for record in records:
             if chosen.get(record.id, record.id) != record.id:
                 continue  # a version not chosen: reached with ‹ › on the chosen one
-            widget = self._make(record)
             chain = [rid for rid in chains.get(record.id, []) if rid in texts]
-            if len(chain) > 1:
-                widget.set_versions([(rid, texts[rid]) for rid in chain], chain.index(record.id))
-                self._by_id.update(dict.fromkeys(chain, widget))
-            section.box.addWidget(widget)
+            versions = [(rid, texts[rid]) for rid in chain] if len(chain) > 1 else []
+            items.append((record, versions, chain.index(record.id) if versions else 0))
+        section = _Column("day")
+        section.planned = len(items)
+        section.box.addWidget(self._separator(day))
         if at_top:
             self._layout.insertWidget(1, section)
             self._sections.insert(0, (day, section))
         else:
             self._layout.insertWidget(self._layout.indexOf(self._live), section)
             self._sections.append((day, section))
+        ids = [record.id for record, _v, _i in items]
+        middle = ids.index(center) if center in ids else (len(items) - 1 if at_top else 0)
+        fill = _Fill(section, items, middle)
+        self._fill(fill, len(items) if first is None else first)
+        if fill.done < len(items):
+            self._fills.append(fill)
         section.show()  # now, not at the next event loop turn: its height counts in the next layout
-        return len(records)
+        return len(items)
+
+    def _fill(self, fill: "_Fill", count: int) -> None:
+        for item in fill.order[fill.done:fill.done + count]:
+            record, versions, index = fill.items[item]
+            widget = self._make(record)
+            if versions:
+                widget.set_versions(versions, index)
+                self._by_id.update(dict.fromkeys((rid for rid, _t in versions), widget))
+            at = bisect.bisect(fill.made, item)
+            fill.made.insert(at, item)
+            fill.section.box.insertWidget(1 + at, widget)  # after the day's separator, in time order
+
+    def _continue_fills(self) -> None:
+        """One more chunk of a day being paged in, keeping the view where it is; then the next turn."""
+        while self._fills and (self._fills[0].done >= len(self._fills[0].items)
+                               or not any(s is self._fills[0].section for _d, s in self._sections)):
+            self._fills.pop(0)
+        if not self._fills:
+            self._paging = False
+            return
+        self._hold(self._visible_message(first=True))
+        started = time.perf_counter()
+        fill = self._fills[0]
+        while fill.done < len(fill.items) and (time.perf_counter() - started) * 1000 < FRAME_BUDGET_MS:
+            self._fill(fill, 1)
+        self._settle()
+        self._restore_anchor()
+        QTimer.singleShot(0, self._continue_fills)
 
     def _drop(self, section: _Column) -> None:
         for widget in section.widgets():
@@ -183,12 +260,32 @@ class ChatView(QScrollArea):
                     self._found = None
         self._layout.removeWidget(section)
         section.hide()
-        section.deleteLater()
+        self._graveyard.append(section)
+        if len(self._graveyard) == 1:
+            QTimer.singleShot(0, self._reap)
+
+    def _reap(self) -> None:
+        """Destroy dropped days a few widgets per event-loop turn (a whole day at once is a long frame)."""
+        while self._graveyard:
+            section = self._graveyard[0]
+            try:
+                children = section.widgets()
+            except RuntimeError:  # went with the window
+                self._graveyard.pop(0)
+                continue
+            if not children:
+                self._graveyard.pop(0).deleteLater()
+                continue
+            for widget in children[-REAP_CHUNK:]:
+                section.box.removeWidget(widget)
+                widget.deleteLater()
+            QTimer.singleShot(0, self._reap)
+            return
 
     def _loaded_count(self) -> int:
-        return sum(len(section.widgets()) - 1 for _day, section in self._sections)
+        return sum(section.planned for _day, section in self._sections)
 
-    def load_earlier(self) -> int:
+    def load_earlier(self, chunk: int | None = None) -> int:
         """Prepend the previous day that has messages (dropping the newest loaded days beyond the
         window); the view stays where the user was. The number of messages added."""
         if not self.has_earlier():
@@ -196,7 +293,7 @@ class ChatView(QScrollArea):
         self._hold(self._visible_message(first=True))
         added = 0
         while self._lo > 0 and added == 0:
-            added = self._add_day(self._lo - 1, at_top=True)
+            added = self._add_day(self._lo - 1, at_top=True, first=chunk)
         while self._loaded_count() > MAX_RECORDS and len(self._sections) > 1:
             _day, section = self._sections.pop()
             self._drop(section)
@@ -204,7 +301,7 @@ class ChatView(QScrollArea):
             self._live.setVisible(False)
         return added
 
-    def load_later(self) -> int:
+    def load_later(self, chunk: int | None = None) -> int:
         """Append the next day (dropping the oldest loaded days beyond the window); at the newest
         day what this run added shows again. The number of messages added."""
         if self.at_latest():
@@ -212,7 +309,7 @@ class ChatView(QScrollArea):
         self._hold(self._visible_message(first=False))
         added = 0
         while not self.at_latest() and added == 0:
-            added = self._add_day(self._hi, at_top=False)
+            added = self._add_day(self._hi, at_top=False, first=chunk)
         while self._loaded_count() > MAX_RECORDS and len(self._sections) > 1:
             day, section = self._sections.pop(0)
             self._drop(section)
@@ -391,7 +488,7 @@ class ChatView(QScrollArea):
                 self._days = self.daylog.days()
             if day not in self._days:
                 return None
-            self._open_at(self._days.index(day) + 1, before=INITIAL_RECORDS // 2, after=INITIAL_RECORDS // 2)
+            self._open_day(self._days.index(day), record_id)
             widget = self._by_id.get(record_id)
             if widget is None:
                 return None
@@ -455,16 +552,18 @@ class ChatView(QScrollArea):
         elif value >= bar.maximum() - EDGE_PX and self.has_later():
             self._page(self.load_later)
 
-    def _page(self, step: object) -> None:
+    def _page(self, step: Callable[[int | None], int]) -> None:
+        """Page a day in while scrolling: a few messages now, the rest over the next turns of the event
+        loop, so no frame waits for a whole day of widgets."""
         self._paging = True
 
         def run() -> None:
             try:
-                step()  # type: ignore[operator]
+                step(PAGE_CHUNK)
                 self._settle()
                 self._restore_anchor()
             finally:
-                self._paging = False
+                QTimer.singleShot(0, self._continue_fills)
 
         QTimer.singleShot(0, run)
 

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Callable
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QMenu, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from companion.memory.records import Record
@@ -75,7 +75,7 @@ class MessageWidget(QFrame):
         header.setSpacing(6)
         self.who = QLabel(self._who_text(role))
         self.who.setObjectName("who")
-        self.when = QLabel(when.strftime("%H:%M") if when else "")
+        self.when = QLabel(f"{when.hour:02d}:{when.minute:02d}" if when else "")
         self.when.setObjectName("when")
         self.note = QLabel("")
         self.note.setObjectName("note")
@@ -85,14 +85,11 @@ class MessageWidget(QFrame):
         header.addWidget(self.note)
         header.addStretch(1)
         self._header = header
-        self.copy_button = QToolButton()
-        self.copy_button.setObjectName("copy")
-        self.copy_button.setText(self.tr("Copy"))
-        self.copy_button.setToolTip(self.tr("Copy this message"))
-        self.copy_button.setAutoRaise(True)
-        self.copy_button.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.copy_button.clicked.connect(self.copy)
-        header.addWidget(self.copy_button)
+        self._tail = QHBoxLayout()  # Copy, Edit, ⋯: made when first needed (hover), a year of cards stays light
+        self._tail.setSpacing(2)
+        header.addLayout(self._tail)
+        self._actions: dict[str, QToolButton] = {}
+        self._editable = False
         layout.addLayout(header)
         self._blocks = QVBoxLayout()
         self._blocks.setSpacing(4)
@@ -101,35 +98,78 @@ class MessageWidget(QFrame):
         self._thinking = False
         self.body = self._label()  # the text (a reply: shown only while it is empty)
         self._blocks.addWidget(self.body)
-        self.edit_button = QToolButton()
-        self.edit_button.setObjectName("edit")
-        self.edit_button.setText(self.tr("Edit"))
-        self.edit_button.setToolTip(self.tr("Edit this message and send it again (its reply is replaced)"))
-        self.edit_button.setAutoRaise(True)
-        self.edit_button.clicked.connect(lambda: self.edit_requested.emit(self.record_id))
-        self.edit_button.hide()
-        header.insertWidget(header.count() - 1, self.edit_button)
-        self.more_button = QToolButton()
-        self.more_button.setObjectName("more")
-        self.more_button.setText("⋯")
-        self.more_button.setToolTip(self.tr("More"))
-        self.more_button.setAutoRaise(True)
-        self.more_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        menu = QMenu(self.more_button)
-        self.delete_action = menu.addAction(self.tr("Delete message"))
-        self.delete_action.setToolTip(self.tr("Take this message back: it leaves the conversation and is not "
-                                              "learned from"))
-        self.delete_action.triggered.connect(lambda _checked=False: self.delete_requested.emit(self.record_id))
-        self.more_button.setMenu(menu)
-        header.addWidget(self.more_button)
-        self.more_button.setVisible(bool(record_id) and role in ("user", "assistant"))
         self.versions: list[tuple[str, str]] = []  # (record id, text) of each version of a regenerated reply
         self.version_index = 0
         self._version_row: QWidget | None = None
         if role in ("tool", "event"):
             self.who.hide()
-            self.copy_button.hide()
         self._render()
+
+    # -- the header's buttons, made on first use ---------------------------------------
+
+    def _has_actions(self) -> bool:
+        return self.role in ("user", "assistant")
+
+    def _build_actions(self) -> None:
+        if self._actions:
+            return
+        copy = self._tool_button("copy", self.tr("Copy"), self.tr("Copy this message"), self.copy)
+        edit = self._tool_button("edit", self.tr("Edit"), self.tr("Edit this message and send it again (its reply "
+                                                                  "is replaced)"),
+                                 lambda: self.edit_requested.emit(self.record_id))
+        more = self._tool_button("more", "⋯", self.tr("More"), None)
+        more.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(more)
+        self._delete_action = menu.addAction(self.tr("Delete message"))
+        self._delete_action.setToolTip(self.tr("Take this message back: it leaves the conversation and is not "
+                                               "learned from"))
+        self._delete_action.triggered.connect(lambda _checked=False: self.delete_requested.emit(self.record_id))
+        more.setMenu(menu)
+        self._actions = {"copy": copy, "edit": edit, "more": more}
+        copy.setVisible(self._has_actions())
+        self._update_actions()
+
+    def _tool_button(self, name: str, text: str, tip: str, slot: Callable[[], None] | None) -> QToolButton:
+        button = QToolButton()
+        button.setObjectName(name)
+        button.setText(text)
+        button.setToolTip(tip)
+        button.setAutoRaise(True)
+        button.setCursor(Qt.CursorShape.PointingHandCursor)
+        if slot is not None:
+            button.clicked.connect(lambda _checked=False: slot())
+        self._tail.addWidget(button)
+        return button
+
+    def _update_actions(self) -> None:
+        if self._actions:
+            self._actions["edit"].setVisible(self._editable and self.role == "user" and bool(self.record_id))
+            self._actions["more"].setVisible(bool(self.record_id) and self._has_actions())
+
+    def enterEvent(self, event: object) -> None:  # noqa: N802 (Qt name)
+        if self._has_actions():
+            self._build_actions()
+        super().enterEvent(event)  # type: ignore[arg-type]
+
+    @property
+    def copy_button(self) -> QToolButton:
+        self._build_actions()
+        return self._actions["copy"]
+
+    @property
+    def edit_button(self) -> QToolButton:
+        self._build_actions()
+        return self._actions["edit"]
+
+    @property
+    def more_button(self) -> QToolButton:
+        self._build_actions()
+        return self._actions["more"]
+
+    @property
+    def delete_action(self) -> QAction:
+        self._build_actions()
+        return self._delete_action
 
     def _label(self) -> QLabel:
         label = _Label()
@@ -252,11 +292,14 @@ class MessageWidget(QFrame):
 
     def set_record_id(self, record_id: str) -> None:
         self.record_id = record_id
-        self.more_button.setVisible(bool(record_id) and self.role in ("user", "assistant"))
+        self._update_actions()
 
     def set_editable(self, on: bool) -> None:
-        """The Edit button, on the user's last message only."""
-        self.edit_button.setVisible(on and self.role == "user" and bool(self.record_id))
+        """The Edit button, on the user's last message only (shown at once: it is the one to reach for)."""
+        self._editable = on
+        if on and self.role == "user" and self.record_id:
+            self._build_actions()
+        self._update_actions()
 
     def set_versions(self, versions: list[tuple[str, str]], index: int) -> None:
         """Show version `index` of a regenerated reply, with ‹ i/n › to flip between them."""
@@ -352,7 +395,7 @@ class MessageWidget(QFrame):
         button.setToolTip(tip)
         button.setCursor(Qt.CursorShape.PointingHandCursor)
         button.clicked.connect(callback)
-        self._header.insertWidget(self._header.count() - 1, button)
+        self._header.insertWidget(self._header.count() - 1, button)  # before Copy, Edit, ⋯
         return button
 
     def set_note(self, note: str) -> None:

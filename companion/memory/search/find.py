@@ -31,6 +31,5 @@ def find_turns(index: SearchIndex, text: str, limit: int = FIND_LIMIT) -> list[s
     if not is_cjk(terms[-1]) and needle[-1:].isalnum():
         terms[-1] += "*"
     index.refresh()
-    candidates = index.match(dict.fromkeys(terms, 1.0), kinds=["turn"], require_all=True, limit=limit * 4)
-    found = [c.item.locator for c in candidates if needle in _fold(c.item.text)]
+    found = [locator for locator, said in index.turns_matching(terms, limit * 4) if needle in _fold(said)]
     return sorted(dict.fromkeys(found), key=_order, reverse=True)[:limit]

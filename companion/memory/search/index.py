@@ -429,6 +429,23 @@ class SearchIndex:
 
         return self._guarded(action)
 
+    def turns_matching(self, terms: list[str], limit: int) -> list[tuple[str, str]]:
+        """(record id, text) of turns holding every term (a trailing '*': a prefix), newest indexed
+        first, unranked: what find in the conversation needs, without scoring thousands of matches."""
+        terms = [t for t in terms if t]
+        if not terms:
+            return []
+        expression = " AND ".join(
+            '"' + t.rstrip("*").replace('"', '""') + '"' + ("*" if t.endswith("*") else "") for t in terms)
+
+        def action(db: sqlite3.Connection) -> list[tuple[str, str]]:
+            rows = db.execute(
+                "SELECT i.locator, i.text FROM fts JOIN items i ON i.id = fts.rowid "
+                "WHERE fts MATCH ? AND i.kind = 'turn' ORDER BY fts.rowid DESC LIMIT ?", (expression, limit))
+            return [(str(locator), str(text)) for locator, text in rows]
+
+        return self._guarded(action)
+
     def turns(self, record_ids: Iterable[str]) -> list[Item]:
         """The indexed turns with these record ids (those not indexed are left out)."""
         wanted = list(dict.fromkeys(record_ids))
