@@ -4,7 +4,7 @@ app, and only after the user has seen the address."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices
@@ -50,6 +50,7 @@ def open_link(
     refuse: Callable[[QWidget, QUrl], None] | None = None,
     opener: Callable[[QUrl], bool] | None = None,
     on_record: Callable[[str], object] | None = None,
+    local: Mapping[str, Callable[[QUrl], object]] | None = None,
 ) -> bool:
     """Open `link` if it is a web address the user confirmed; True when it was opened.
 
@@ -57,6 +58,9 @@ def open_link(
     ask, refuse = ask or _ask, refuse or _refuse
     opener = opener or QDesktopServices.openUrl
     url = QUrl(link, QUrl.ParsingMode.StrictMode)
+    if local and url.scheme().lower() in local:  # a link of the view's own (an entry to edit)
+        local[url.scheme().lower()](url)
+        return True
     if url.scheme().lower() == RECORD_SCHEME and on_record is not None:
         on_record(record_id(url))
         return True

@@ -106,10 +106,12 @@ class MemoryEditor(QWidget):
         self.preview = RichView()  # citations open the day log; other links go through open_link
         self.preview.setObjectName("memoryPreview")
         self.preview.record_clicked.connect(self.citation_clicked)
+        self.preview.entry_clicked.connect(self.edit_entry)
         self.stack.addWidget(self.editor)
         self.stack.addWidget(self.preview)
         layout.addWidget(self.stack, 1)
         self.load()
+        self.set_preview(True)  # the file opens rendered; Edit shows the text as it is on disk
 
     def _front_matter(self) -> QWidget:
         """The YAML block (SOUL.md's triggers, schema_version) behind a disclosure, closed by default."""
@@ -152,7 +154,8 @@ class MemoryEditor(QWidget):
         self.save_button.setToolTip(self.tr("Save (Ctrl+S)"))
         self.save_button.clicked.connect(self.save)
         self.preview_button = QToolButton()
-        self.preview_button.setText(self.tr("Preview"))
+        self.preview_button.setText(self.tr("Reading view"))
+        self.preview_button.setToolTip(self.tr("The file rendered, entries and citations as links; off: edit the text"))
         self.preview_button.setCheckable(True)
         self.preview_button.toggled.connect(self.set_preview)
         self.history_button = QToolButton()
@@ -326,6 +329,11 @@ class MemoryEditor(QWidget):
         self.stack.setCurrentWidget(self.preview if on else self.editor)
         if self.preview_button.isChecked() != on:
             self.preview_button.setChecked(on)
+
+    def edit_entry(self, body_line: int) -> None:
+        """An entry's ✎ in the reading view: the editor, on that line."""
+        self.set_preview(False)
+        self._goto_line(self.front_lines() + body_line)
 
     def _refresh_preview(self) -> None:
         try:

@@ -95,6 +95,7 @@ class RichView(QTextBrowser):
     `record:` links (citations) go to `on_record`, everything else to `open_link`."""
 
     record_clicked = Signal(str)  # a record id such as 2026-11-29#17
+    entry_clicked = Signal(int)  # `entry:N` links: line N of the text shown (the memory reading view)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -126,7 +127,11 @@ class RichView(QTextBrowser):
         return  # a view never navigates: its text is set by our code only
 
     def _clicked(self, url: QUrl) -> None:
-        open_link(self, url.toString(), on_record=self.record_clicked.emit)
+        open_link(self, url.toString(), on_record=self.record_clicked.emit, local={"entry": self._entry})
+
+    def _entry(self, url: QUrl) -> None:
+        if url.path().isdigit():
+            self.entry_clicked.emit(int(url.path()))
 
 
 def citation_link(day_id: str, label: str | None = None) -> str:

@@ -192,3 +192,19 @@ def test_no_view_bypasses_the_renderer_or_the_link_handler() -> None:
         for pattern, home in rules.items():
             if re.search(pattern, source):
                 assert path.name == home, f"{path.name} uses {pattern}: go through render.py / links.py"
+
+
+def test_history_shows_the_two_versions_side_by_side(qapp) -> None:
+    from companion.ui.diff_view import DiffView, side_by_side_rows
+
+    old = "\n".join(f"line {i}" for i in range(40)) + "\n- Likes tea <img src=/dev/zero>\n"
+    new = "\n".join(f"line {i}" for i in range(40)) + "\n- Likes coffee\n- Plays chess\n"
+    rows = side_by_side_rows(old, new)
+    assert rows[0][2].startswith("fold:")  # 37 unchanged lines folded, three kept for context
+    changed = [r for r in rows if r[2] != "same" and not r[2].startswith("fold")]
+    assert changed == [("- Likes tea <img src=/dev/zero>", "- Likes coffee", "changed"), (None, "- Plays chess", "added")]
+    view = DiffView()
+    view.show_diff(old, new, "now", "then")
+    text = view.toPlainText()
+    assert "<img src=/dev/zero>" in text and "Plays chess" in text and "unchanged lines" in text
+    assert view.document().toHtml().count("<table") == 1
