@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication, QPalette, QResizeEvent
+from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication, QPalette, QResizeEvent, QTextCursor
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QTextEdit, QToolButton, QVBoxLayout, QWidget
 
 from companion.ui.render import RichView
@@ -114,10 +114,14 @@ class _CodeView(RichView):
         self.document().setDocumentMargin(8)
 
     def fit(self) -> None:
-        layout = self.document().documentLayout()
-        height = int(layout.documentSize().height()) + 2 * self.frameWidth()
-        wide = self.document().idealWidth() > self.viewport().width()
-        if wide:
+        """Height from the lines themselves (the document may not be laid out yet)."""
+        text = self.toPlainText()
+        lines = text.split("\n") if text else [""]
+        metrics = self.fontMetrics()
+        margin = 2 * int(self.document().documentMargin()) + 2 * self.frameWidth()
+        height = len(lines) * metrics.lineSpacing() + margin + 2
+        widest = max(metrics.horizontalAdvance(line) for line in lines) + margin
+        if widest > self.viewport().width():
             height += self.horizontalScrollBar().sizeHint().height()
         if self.height() != height:
             self.setFixedHeight(height)
@@ -141,7 +145,7 @@ class CodeBlock(QFrame):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         header = QHBoxLayout()
-        header.setContentsMargins(8, 2, 4, 2)
+        header.setContentsMargins(8, 2, 4, 0)
         self.language_label = QLabel()
         self.language_label.setObjectName("codeLanguage")
         self.language_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -178,6 +182,7 @@ class CodeBlock(QFrame):
                            f"#codeBlock QToolButton {{ color: {foreground}; }}"
                            f"#codeView {{ background: {background}; color: {foreground}; }}")
         self.view.set_html(markup)
+        self.view.moveCursor(QTextCursor.MoveOperation.Start)  # from the first line and column
         self.view.fit()
 
     def copy(self) -> None:

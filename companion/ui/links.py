@@ -6,12 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Mapping
 
-from PySide6.QtCore import Qt, QUrl
+from PySide6.QtCore import QCoreApplication, Qt, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 SAFE_SCHEMES = ("http", "https")
 RECORD_SCHEME = "record"
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("Links", text)
 
 
 def record_id(url: QUrl) -> str:
@@ -30,15 +34,15 @@ def _box(parent: QWidget, icon: QMessageBox.Icon, title: str, text: str,
 
 def _ask(parent: QWidget, url: QUrl) -> bool:
     buttons = QMessageBox.StandardButton
-    answer = _box(parent, QMessageBox.Icon.Question, parent.tr("Open link?"),
-                  parent.tr("Open this address in your browser?\n\n%1").replace("%1", url.toDisplayString()),
+    answer = _box(parent, QMessageBox.Icon.Question, _tr("Open link?"),
+                  _tr("Open this address in your browser?\n\n%1").replace("%1", url.toDisplayString()),
                   buttons.Open | buttons.Cancel, buttons.Cancel)
     return answer == buttons.Open
 
 
 def _refuse(parent: QWidget, url: QUrl) -> None:
-    _box(parent, QMessageBox.Icon.Information, parent.tr("Link not opened"),
-         parent.tr("Only web links (http and https) open from the chat. This one was:\n\n%1").replace(
+    _box(parent, QMessageBox.Icon.Information, _tr("Link not opened"),
+         _tr("Only web links (http and https) open from the chat. This one was:\n\n%1").replace(
              "%1", url.toDisplayString()), QMessageBox.StandardButton.Ok, QMessageBox.StandardButton.Ok)
 
 

@@ -103,6 +103,9 @@ class MessageWidget(QFrame):
         self._version_row: QWidget | None = None
         if role in ("tool", "event"):
             self.who.hide()
+        if not self._has_actions():  # a notice: its text and its buttons (Undo, Apply) on one row
+            self._blocks.removeWidget(self.body)
+            header.insertWidget(0, self.body, 10)
         self._render()
 
     # -- the header's buttons, made on first use ---------------------------------------
