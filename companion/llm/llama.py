@@ -16,7 +16,8 @@ from typing import Any, Iterator, cast
 from companion.errors import GenerationError, ModelMemoryError, UnsupportedModelError
 from companion.llm.base import CancelFlag, Chunk, GenerationOptions, Message, ModelInfo, estimate_tokens
 from companion.llm.catalog import display_name
-from companion.llm.cpu import CpuLoad, background_priority, free_threads, missing_cpu_features, physical_cores, unsupported_cpu_message
+from companion.llm.cpu import (CpuLoad, background_priority, free_threads, missing_cpu_features, physical_cores, ram_bytes,
+                               unsupported_cpu_message)
 from companion.llm.gguf import GGUFInfo, read_gguf
 from companion.llm.toolparse import ToolTextFilter, prompt_inputs
 
@@ -90,8 +91,6 @@ def _patch_failed_load_cleanup() -> None:
 
 def available_memory_bytes() -> int | None:
     """Available RAM (free plus reclaimable cache); None where it cannot be read."""
-    from companion.llm.hardware import ram_bytes
-
     return ram_bytes()[1]
 
 

@@ -8,9 +8,10 @@ with `deletes: <id>` takes a message back.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
-from companion.memory.records import Record
+if TYPE_CHECKING:  # records.py uses this module: no import at run time
+    from companion.memory.records import Record
 
 
 def deleted_ids(records: Iterable[Record]) -> set[str]:

@@ -3,7 +3,6 @@ app, and only after the user has seen the address."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Callable, Mapping
 
 from PySide6.QtCore import QCoreApplication, Qt, QUrl
@@ -76,6 +75,6 @@ def open_link(
     return bool(opener(url))
 
 
-def open_folder(path: Path) -> bool:
-    """Show one of our own folders (the memory folder) in the file manager; never a link from text."""
-    return bool(QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))))
+def open_folder(path: str, opener: Callable[[QUrl], bool] = QDesktopServices.openUrl) -> bool:
+    """Show one of our own folders (the memory folder) in the file manager."""
+    return bool(opener(QUrl.fromLocalFile(path)))

@@ -351,14 +351,14 @@ class MainWindow(QMainWindow):
 
     def _on_memory(self, event: MemoryNote) -> None:
         notice = self.notices.for_note(event.text)  # what changed, with Undo
-        forget_everywhere.offer(notice, event.forget, self.agent, self.chat)
+        forget_everywhere.offer(notice, event.forget, self.session, self.chat)
 
     def _on_trimmed(self, event: Trimmed) -> None:
         self.chat.replace_reply(event.text)  # the model looped: the reply keeps only the part before the loop
 
     def _on_tool(self, event: ToolRan) -> None:
         if event.record is not None:
-            tool_actions.attach(self.chat.add_record(event.record), event.result, self.agent.tools, self.daylog)
+            tool_actions.attach(self.chat.add_record(event.record), event.result, self.session, self.daylog)
 
     def _on_done(self, event: Done) -> None:
         self.chat.finish_reply(event.record, event.stats.cancelled)
@@ -449,7 +449,7 @@ class MainWindow(QMainWindow):
     # -- menus -------------------------------------------------------------------
 
     def open_memory_folder(self) -> None:
-        open_folder(self.home.memory)
+        open_folder(str(self.home.memory))
 
     def open_find(self) -> None:
         self.find_bar.show()
