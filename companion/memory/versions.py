@@ -36,14 +36,15 @@ def version_chains(records: Iterable[Record]) -> list[list[str]]:
 
 
 def chosen_versions(records: list[Record]) -> dict[str, str]:
-    """For every version id of a regenerated reply: the id of the version that counts."""
-    picks = [str(r.extra["chooses"]) for r in records if r.role == "event" and r.extra.get("chooses")]
-    out: dict[str, str] = {}
-    for chain in version_chains(records):
-        members = set(chain)
-        chosen = next((pick for pick in reversed(picks) if pick in members), chain[-1])
-        out.update(dict.fromkeys(chain, chosen))
-    return out
+    """For every version id of a regenerated reply: the id of the version that counts. In log order,
+    a new version counts until a `chooses` event picks another (a later regeneration counts again)."""
+    chain_of = {rid: index for index, chain in enumerate(version_chains(records)) for rid in chain}
+    current: dict[int, str] = {}
+    for record in records:
+        pick = str(record.extra["chooses"]) if record.role == "event" and record.extra.get("chooses") else record.id
+        if pick in chain_of and (pick != record.id or record.role == "assistant"):
+            current[chain_of[pick]] = pick
+    return {rid: current.get(index, rid) for rid, index in chain_of.items()}
 
 
 def not_counted(records: list[Record]) -> set[str]:
