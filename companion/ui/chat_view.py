@@ -27,6 +27,7 @@ EDGE_PX = 1200  # start loading this close to the top or bottom, before the user
 PAGE_CHUNK = 2  # messages given widgets at once when a day starts paging in
 FRAME_BUDGET_MS = 12  # then as many as fit in this per event-loop turn (layout and painting need the rest)
 REAP_CHUNK = 6  # widgets of a dropped day destroyed per event-loop turn
+START_FIRST = 12  # messages given widgets before the window first shows
 FIND_FIRST = 6  # messages around a match given widgets before find shows it
 SHOWN_ROLES = ("user", "assistant", "tool", "event")
 
@@ -133,10 +134,17 @@ class ChatView(QScrollArea):
     # -- the window of days ---------------------------------------------------
 
     def load_recent(self) -> None:
-        """Show the newest days until about INITIAL_RECORDS messages are on screen."""
+        """Show the newest messages at once (a screenful, START_FIRST), then the rest of the newest
+        days, about INITIAL_RECORDS, a few per event-loop turn: the window is up before they are."""
         self._days = self.daylog.days()
-        self._open_at(len(self._days))
+        self._open_at(len(self._days), before=0)
+        while self._lo > 0 and not self._add_day(self._lo - 1, at_top=True, first=START_FIRST):
+            pass
+        self._live.setVisible(True)
+        self._update_editable()
         self.scroll_to_bottom()
+        self._paging = True
+        QTimer.singleShot(0, self, self._continue_fills)
 
     def _open_at(self, end: int, before: int = INITIAL_RECORDS, after: int = 0) -> None:
         """Replace the loaded days by those ending at _days[end - 1] (`before` messages back, `after` on)."""
@@ -163,7 +171,7 @@ class ChatView(QScrollArea):
         self._update_editable()
         if self._fills:
             self._paging = True
-            QTimer.singleShot(0, self._continue_fills)
+            QTimer.singleShot(0, self, self._continue_fills)
 
     def at_latest(self) -> bool:
         """The newest day is loaded (and with it what this run added)."""
@@ -241,6 +249,8 @@ class ChatView(QScrollArea):
             self._fills.pop(0)
         if not self._fills:
             self._paging = False
+            if self.has_earlier() and self._loaded_count() < INITIAL_RECORDS:
+                self._page(self.load_earlier)  # the first screen holds about INITIAL_RECORDS messages
             return
         self._hold(self._visible_message(first=True))
         started = time.perf_counter()
@@ -249,7 +259,7 @@ class ChatView(QScrollArea):
             self._fill(fill, 1)
         self._settle()
         self._restore_anchor()
-        QTimer.singleShot(0, self._continue_fills)
+        QTimer.singleShot(0, self, self._continue_fills)
 
     def _drop(self, section: _Column) -> None:
         for widget in section.widgets():
@@ -262,7 +272,7 @@ class ChatView(QScrollArea):
         section.hide()
         self._graveyard.append(section)
         if len(self._graveyard) == 1:
-            QTimer.singleShot(0, self._reap)
+            QTimer.singleShot(0, self, self._reap)
 
     def _reap(self) -> None:
         """Destroy dropped days a few widgets per event-loop turn (a whole day at once is a long frame)."""
@@ -279,7 +289,7 @@ class ChatView(QScrollArea):
             for widget in children[-REAP_CHUNK:]:
                 section.box.removeWidget(widget)
                 widget.deleteLater()
-            QTimer.singleShot(0, self._reap)
+            QTimer.singleShot(0, self, self._reap)
             return
 
     def _loaded_count(self) -> int:
@@ -563,9 +573,9 @@ class ChatView(QScrollArea):
                 self._settle()
                 self._restore_anchor()
             finally:
-                QTimer.singleShot(0, self._continue_fills)
+                QTimer.singleShot(0, self, self._continue_fills)
 
-        QTimer.singleShot(0, run)
+        QTimer.singleShot(0, self, run)
 
     def _range_changed(self, _minimum: int, maximum: int) -> None:
         if self._anchor is not None:
