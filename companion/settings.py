@@ -50,6 +50,8 @@ class SleepSettings:
 class WindowSettings:
     keep_in_tray: bool = False  # closing the window leaves Companion in the tray (nightly sleep, reminders)
     tray_asked: bool = False  # the user was asked once, on the first close
+    theme: str = "system"  # "system", "light" or "dark"
+    font_size: int = 0  # points; 0: the system's size
 
 
 @dataclass

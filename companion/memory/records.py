@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
+from companion.memory.versions import not_counted
+
 ROLES = ("user", "assistant", "tool", "event")
 _KNOWN = ("id", "ts", "role", "text")
 # A device tag: four characters naming one computer of a synced memory folder ("k3fq").
@@ -106,9 +108,11 @@ def make_id(day: date, seq: int, device: str | None = None) -> str:
 
 
 def conversational(records: list[Record], *, private: bool = True) -> list[Record]:
-    """The user's and the companion's words: user and assistant records with text, without a reply that a
-    Regenerate replaced (the new one carries `replaces: <old id>`; the log keeps both). `private=False`
-    leaves out the turns said while memory was paused, for everything that learns or summarises."""
-    replaced = {r.extra.get("replaces") for r in records if r.extra.get("replaces")}
-    return [r for r in records if r.role in ("user", "assistant") and r.text.strip() and r.id not in replaced
+    """The user's and the companion's words: user and assistant records with text, without a deleted
+    message or a reply version not chosen (of the versions Regenerate made, each carrying `replaces:
+    <previous id>`, the one chosen counts, else the newest: `versions.py`; the log keeps them all).
+    `private=False` leaves out the turns said while memory was paused, for everything that learns or
+    summarises."""
+    gone = not_counted(records)
+    return [r for r in records if r.role in ("user", "assistant") and r.text.strip() and r.id not in gone
             and (private or not r.private)]

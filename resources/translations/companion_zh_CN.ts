@@ -263,6 +263,14 @@
       <source>migration</source>
       <translation>迁移</translation>
     </message>
+    <message>
+      <source>Now</source>
+      <translation>现在</translation>
+    </message>
+    <message>
+      <source>That version: before the change by %1 (%2)</source>
+      <translation>那个版本：%1 修改之前（%2）</translation>
+    </message>
   </context>
   <context>
     <name>ImportDialog</name>
@@ -567,6 +575,38 @@ You can still read the conversation and edit your memory. Choose another model f
       <source>&amp;Tools</source>
       <translation>工具(&amp;T)</translation>
     </message>
+    <message>
+      <source>Newer match (Shift+Enter)</source>
+      <translation>较新的匹配（Shift+Enter）</translation>
+    </message>
+    <message>
+      <source>Older match (Enter)</source>
+      <translation>较早的匹配（Enter）</translation>
+    </message>
+    <message>
+      <source>Close (Esc)</source>
+      <translation>关闭（Esc）</translation>
+    </message>
+    <message>
+      <source>Editing your last message: sending it replaces the message and its reply.</source>
+      <translation>正在编辑你的上一条消息：发送后会替换这条消息和它的回复。</translation>
+    </message>
+    <message>
+      <source>Message deleted: it is left out of the conversation and of what I learn.</source>
+      <translation>消息已删除：它不再出现在对话中，也不会被我学习。</translation>
+    </message>
+    <message>
+      <source>Skipped a damaged line in the day log %1, line %2 (%3). The rest of the day is shown; the file is left as it is.</source>
+      <translation>已跳过日志 %1 第 %2 行的损坏内容（%3）。这一天的其余内容照常显示，文件保持原样。</translation>
+    </message>
+    <message>
+      <source>Not found</source>
+      <translation>未找到</translation>
+    </message>
+    <message>
+      <source>%1 of %2</source>
+      <translation>第 %1 个，共 %2 个</translation>
+    </message>
   </context>
   <context>
     <name>MemoryEditor</name>
@@ -684,6 +724,14 @@ You can still read the conversation and edit your memory. Choose another model f
       <source>The file's frontmatter (YAML): triggers such as the daily greeting, and settings. Edit with care; saving checks it.</source>
       <translation>文件开头的元数据（YAML）：例如每日问候之类的触发器，以及设置。请小心编辑；保存时会检查格式。</translation>
     </message>
+    <message>
+      <source>Reading view</source>
+      <translation>阅读视图</translation>
+    </message>
+    <message>
+      <source>The file rendered, entries and citations as links; off: edit the text</source>
+      <translation>渲染后的文件，条目和出处都是链接；关闭后编辑原文</translation>
+    </message>
   </context>
   <context>
     <name>MemoryPane</name>
@@ -735,6 +783,42 @@ You can still read the conversation and edit your memory. Choose another model f
     <message>
       <source>private: not remembered</source>
       <translation>私密：不会被记住</translation>
+    </message>
+    <message>
+      <source>Recalled 1 memory</source>
+      <translation>回想起 1 条记忆</translation>
+    </message>
+    <message>
+      <source>Edit</source>
+      <translation>编辑</translation>
+    </message>
+    <message>
+      <source>Edit this message and send it again (its reply is replaced)</source>
+      <translation>编辑这条消息并重新发送（它的回复会被替换）</translation>
+    </message>
+    <message>
+      <source>More</source>
+      <translation>更多</translation>
+    </message>
+    <message>
+      <source>Delete message</source>
+      <translation>删除消息</translation>
+    </message>
+    <message>
+      <source>Take this message back: it leaves the conversation and is not learned from</source>
+      <translation>撤回这条消息：它会离开对话，也不会被学习</translation>
+    </message>
+    <message>
+      <source>thinking…</source>
+      <translation>思考中……</translation>
+    </message>
+    <message>
+      <source>Earlier version of this reply</source>
+      <translation>这条回复的上一个版本</translation>
+    </message>
+    <message>
+      <source>Later version of this reply</source>
+      <translation>这条回复的下一个版本</translation>
     </message>
   </context>
   <context>
@@ -1095,6 +1179,94 @@ You can still read the conversation and edit your memory. Choose another model f
     <message>
       <source>So the nightly sleep and reminders happen while the window is closed</source>
       <translation>这样即使窗口关闭，夜间睡眠和提醒也会照常进行</translation>
+    </message>
+    <message>
+      <source>General</source>
+      <translation>常规</translation>
+    </message>
+    <message>
+      <source>Appearance</source>
+      <translation>外观</translation>
+    </message>
+    <message>
+      <source>Replies</source>
+      <translation>回复</translation>
+    </message>
+    <message>
+      <source>Same as the system</source>
+      <translation>跟随系统</translation>
+    </message>
+    <message>
+      <source>Light</source>
+      <translation>浅色</translation>
+    </message>
+    <message>
+      <source>Dark</source>
+      <translation>深色</translation>
+    </message>
+    <message>
+      <source>Colours:</source>
+      <translation>配色：</translation>
+    </message>
+    <message>
+      <source>System size</source>
+      <translation>系统字号</translation>
+    </message>
+    <message>
+      <source>%1 pt</source>
+      <translation>%1 磅</translation>
+    </message>
+    <message>
+      <source>Text size:</source>
+      <translation>字号：</translation>
+    </message>
+    <message>
+      <source>Very short</source>
+      <translation>很短</translation>
+    </message>
+    <message>
+      <source>Short</source>
+      <translation>短</translation>
+    </message>
+    <message>
+      <source>Medium</source>
+      <translation>中等</translation>
+    </message>
+    <message>
+      <source>Long</source>
+      <translation>长</translation>
+    </message>
+    <message>
+      <source>Very long</source>
+      <translation>很长</translation>
+    </message>
+    <message>
+      <source>%1 (up to %2 tokens)</source>
+      <translation>%1（最多 %2 个词元）</translation>
+    </message>
+    <message>
+      <source>Up to %1 tokens</source>
+      <translation>最多 %1 个词元</translation>
+    </message>
+    <message>
+      <source>Reply length:</source>
+      <translation>回复长度：</translation>
+    </message>
+    <message>
+      <source>Lower: steadier, more literal replies. Higher: more varied ones.</source>
+      <translation>越低：回复越稳定、越贴字面。越高：回复越多样。</translation>
+    </message>
+    <message>
+      <source>Temperature:</source>
+      <translation>温度：</translation>
+    </message>
+    <message>
+      <source>What the model is told before every reply (read-only; built from your memory files):</source>
+      <translation>每次回复前告诉模型的内容（只读；由你的记忆文件生成）：</translation>
+    </message>
+    <message>
+      <source>Edit the persona in SOUL.md…</source>
+      <translation>在 SOUL.md 中编辑人设……</translation>
     </message>
   </context>
   <context>
@@ -1579,6 +1751,104 @@ You can still read the conversation and edit your memory. Choose another model f
     <message>
       <source>Restore failed</source>
       <translation>恢复失败</translation>
+    </message>
+  </context>
+  <context>
+    <name>CodeBlock</name>
+    <message>
+      <source>Copy</source>
+      <translation>复制</translation>
+    </message>
+    <message>
+      <source>Copy this code</source>
+      <translation>复制这段代码</translation>
+    </message>
+    <message>
+      <source>code</source>
+      <translation>代码</translation>
+    </message>
+  </context>
+  <context>
+    <name>DiffView</name>
+    <message>
+      <source>… %1 unchanged lines …</source>
+      <translation>…… %1 行未改动 ……</translation>
+    </message>
+    <message>
+      <source>No differences.</source>
+      <translation>没有差别。</translation>
+    </message>
+  </context>
+  <context>
+    <name>Links</name>
+    <message>
+      <source>Open link?</source>
+      <translation>打开链接？</translation>
+    </message>
+    <message>
+      <source>Open this address in your browser?
+
+%1</source>
+      <translation>在浏览器中打开这个地址？
+
+%1</translation>
+    </message>
+    <message>
+      <source>Link not opened</source>
+      <translation>链接未打开</translation>
+    </message>
+    <message>
+      <source>Only web links (http and https) open from the chat. This one was:
+
+%1</source>
+      <translation>聊天中只能打开网页链接（http 和 https）。这个链接是：
+
+%1</translation>
+    </message>
+  </context>
+  <context>
+    <name>MemoryNotices</name>
+    <message>
+      <source>Updated %1: %2</source>
+      <translation>已更新 %1：%2</translation>
+    </message>
+    <message>
+      <source>Learned from the conversation, in %1: %2</source>
+      <translation>从对话中学到，记在 %1：%2</translation>
+    </message>
+    <message>
+      <source>Remembered in %1: %2</source>
+      <translation>已记在 %1：%2</translation>
+    </message>
+    <message>
+      <source>Forgot 1 entry in %1</source>
+      <translation>已忘记 %1 中的 1 条记录</translation>
+    </message>
+    <message>
+      <source>Changed %1</source>
+      <translation>已修改 %1</translation>
+    </message>
+    <message>
+      <source>Undo</source>
+      <translation>撤销</translation>
+    </message>
+    <message>
+      <source>Put the memory back as it was before this change</source>
+      <translation>把记忆恢复到这次修改之前的样子</translation>
+    </message>
+    <message>
+      <source>changed again since: use History to take it back</source>
+      <translation>之后又被修改过：请用“历史”恢复</translation>
+    </message>
+    <message>
+      <source>undone</source>
+      <translation>已撤销</translation>
+    </message>
+    <message numerus="yes">
+      <source>Forgot %n entries in %1</source>
+      <translation>
+        <numerusform>已忘记 %1 中的 %n 条记录</numerusform>
+      </translation>
     </message>
   </context>
 </TS>

@@ -229,7 +229,12 @@ class SearchIndex:
             self._forget(db, source)
         end = data.rfind(b"\n") + 1  # a torn last line waits until it is complete
         if end > offset:
-            self._insert(db, _records_in(data[offset:end], source))
+            deleted: list[str] = []
+            self._insert(db, _records_in(data[offset:end], source, deleted))
+            for record_id in deleted:  # a message the user deleted is not recalled again
+                db.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM items WHERE kind='turn' AND locator=?)",
+                           (record_id,))
+                db.execute("DELETE FROM items WHERE kind='turn' AND locator=?", (record_id,))
         consumed = max(end, offset)
         sha = hashlib.sha256(data[: min(consumed, _HEAD_BYTES)]).hexdigest()
         db.execute(
@@ -423,6 +428,23 @@ class SearchIndex:
 
         return self._guarded(action)
 
+    def turns_matching(self, terms: list[str], limit: int) -> list[tuple[str, str]]:
+        """(record id, text) of turns holding every term (a trailing '*': a prefix), newest indexed
+        first, unranked: what find in the conversation needs, without scoring thousands of matches."""
+        terms = [t for t in terms if t]
+        if not terms:
+            return []
+        expression = " AND ".join(
+            '"' + t.rstrip("*").replace('"', '""') + '"' + ("*" if t.endswith("*") else "") for t in terms)
+
+        def action(db: sqlite3.Connection) -> list[tuple[str, str]]:
+            rows = db.execute(
+                "SELECT i.locator, i.text FROM fts JOIN items i ON i.id = fts.rowid "
+                "WHERE fts MATCH ? AND i.kind = 'turn' ORDER BY fts.rowid DESC LIMIT ?", (expression, limit))
+            return [(str(locator), str(text)) for locator, text in rows]
+
+        return self._guarded(action)
+
     def turns(self, record_ids: Iterable[str]) -> list[Item]:
         """The indexed turns with these record ids (those not indexed are left out)."""
         wanted = list(dict.fromkeys(record_ids))
@@ -493,7 +515,8 @@ def edit_distance(a: str, b: str, cap: int) -> int:
     return previous[-1]
 
 
-def _records_in(chunk: bytes, source: str) -> Iterator[Item]:
+def _records_in(chunk: bytes, source: str, deleted: list[str] | None = None) -> Iterator[Item]:
+    """The items of a run of day-log lines; the ids that `deletes` events take back go to `deleted`."""
     for line in chunk.split(b"\n"):
         if not line.strip():
             continue
@@ -501,6 +524,8 @@ def _records_in(chunk: bytes, source: str) -> Iterator[Item]:
             record = Record.from_dict(json.loads(line.decode("utf-8")))
         except (ValueError, RecursionError):  # RecursionError: deeply nested JSON
             continue  # the day-log reader reports bad lines; the index just skips them
+        if deleted is not None and record.role == "event" and record.extra.get("deletes"):
+            deleted.append(str(record.extra["deletes"]))
         item = record_item(record, source)
         if item is not None:
             yield item
