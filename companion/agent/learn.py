@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 from companion.errors import CompanionError
 from companion.llm.base import Backend, GenerationOptions, Message, collect
+from companion.memory.ledger import Ledger
 from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record
 from companion.curate.apply import Context, apply_file
@@ -115,6 +116,7 @@ class DaytimeLearner:
         self._thread: threading.Thread | None = None
         self._view: Backend | None = None
         self._recent: list[Record] = []  # the user's last messages, so "sorry, I meant Lille" finds "I live in Lyon"
+        self.ledger = Ledger(store.home.state)
 
     def after_turn(self, user: Record, reply: Record | None, used_memory_tool: bool) -> list[Outcome]:
         if not worth_learning(user, used_memory_tool):
@@ -122,6 +124,7 @@ class DaytimeLearner:
         ops = [op for op in extract([user], context=self._recent) if op.file != "SOUL.md"][:MAX_FACTS]
         self._recent = [*self._recent, user][-RECENT:]
         outcomes = self.apply(ops, user, reply)
+        self.ledger.note(user.id, [op.key() for op in ops])  # the night learns only what the day missed
         learned = [o for o in outcomes if o.status in APPLIED]
         backend = self.background_backend()
         busy = self._thread is not None and self._thread.is_alive()  # one background pass at a time

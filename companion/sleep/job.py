@@ -14,7 +14,9 @@ from companion.errors import SleepBusyError, SleepCancelledError
 from companion.llm.base import Backend
 from companion.memory.daylog import DayLog, now_local
 from companion.filelock import ProcessLock
+from companion.memory.ledger import Ledger
 from companion.memory.longterm import LongTermStore, locked_by_user
+from companion.memory.section_names import body_language
 from companion.memory.records import Record
 from companion.paths import Home
 from companion.curate import extract as rules
@@ -63,6 +65,8 @@ class SleepJob:
         self.daylog = DayLog(home.days, clock)
         self.reports = ReportStore(home)
         self.progress = progress or (lambda message: None)
+        self.ledger = Ledger(home.state)
+        self.known = 0
         self._cancel = threading.Event()
 
     @property
@@ -113,7 +117,9 @@ class SleepJob:
     def _run(self, only: date | None, dry_run: bool) -> SleepReport:
         started = self.clock()
         t0 = time.perf_counter()
-        report = SleepReport(new_report_id(started), started.isoformat(timespec="seconds"), dry_run=dry_run)
+        report = SleepReport(new_report_id(started), started.isoformat(timespec="seconds"), dry_run=dry_run,
+                             language=body_language(self.store.read("USER.md").body))
+        self.known = 0
         cursor = Cursor.load(self.cursor_path)
         costs: dict[str, ModelStats] = {}
         distilled: set[date] = set()
@@ -155,6 +161,7 @@ class SleepJob:
             report.digests = [f"{w.period}/{w.key}" + ("" if w.generator == "dry-run" else f" ({w.generator})") for w in written]
         except SleepCancelledError:
             report.cancelled = True
+        report.known = self.known
         report.stats = cost_summary(costs, time.perf_counter() - t0)
         report.finished = self.clock().isoformat(timespec="seconds")
         if not dry_run:
@@ -170,6 +177,9 @@ class SleepJob:
         first_new = min((r.seq for r in new), default=0)
         earlier = conversational([r for r in pending.records if r.seq < first_new])[-EXTRACT_CONTEXT:]
         for op in rules.extract(new, context=earlier):
+            if all(op.key() in self.ledger.handled(source) for source in op.sources):
+                self.known += 1  # daytime learning wrote (or refused) this from the same record
+                continue
             proposed[op.file].append(op)
         outcomes: list[Outcome] = []
         if backend is not None and new:
@@ -191,7 +201,7 @@ class SleepJob:
         if not report.cancelled:
             cursor.last_run = started.isoformat(timespec="seconds")
             cursor.save()
-        if report.applied() or report.refused() or report.digests:
+        if report.applied() or report.refused() or report.already_known() or report.digests:
             self.reports.save(report)
             record = self.daylog.append(
                 "event", report.summary(), sleep_report={"id": report.id, "counts": report.counts(), "digests": len(report.digests)}
