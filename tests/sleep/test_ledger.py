@@ -4,6 +4,8 @@ reported as refused; what the day missed (beyond its three facts) the night stil
 from __future__ import annotations
 
 from companion.agent.learn import DaytimeLearner
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 from companion.memory import entries as E
 from companion.memory.ledger import Ledger
 from companion.memory.longterm import LongTermStore
@@ -52,7 +54,7 @@ def test_a_remembered_fact_is_already_known_not_refused(home: Home, writer: Writ
     store = LongTermStore(home)
     writer.at(2024, 5, 13)
     record = writer.log.append("user", "I'm allergic to shellfish.")
-    store.append("USER.md", E.format_entry("Allergic to shellfish", [record.id]), "## Profile", actor="remember")
+    MemoryWriter(store).append("USER.md", E.format_entry("Allergic to shellfish", [record.id]), "## Profile", actor=Actor.REMEMBER)
     writer.at(2024, 5, 14, 3)
     report = SleepJob(home, None, clock=writer.clock, store=store).run()
     assert report.already_known() == 1 and not report.refused()
