@@ -47,7 +47,7 @@ from companion.memory.history import Actor
 from companion.memory.section_names import canonical
 
 __all__ = ["Actor", "Code", "Decision", "Proposal", "asked_for", "approval_reason", "check_block", "check_change",
-           "check_text", "decide", "audit_refusal", "rewrite_refusal", "dropped_share", "import_refusal"]
+           "check_digest_line", "check_text", "decide", "audit_refusal", "rewrite_refusal", "dropped_share", "import_refusal"]
 
 FACT_FILES = ("USER.md", "MEMORY.md")  # one fact, one place: duplicates are checked across both
 
@@ -149,6 +149,21 @@ def check_text(text: str, actor: Actor) -> Decision:
     if len(_LETTERS.findall(E.ID.sub("", text))) < 3:
         return _refuse(Code.SHAPE, text, "it is not a statement")
     return Decision(True, Code.OK, text, note=note)
+
+
+def check_digest_line(text: str) -> Decision:
+    """Rules 1-3 for a line of a day, week, month or year digest, exactly as for an entry: a secret, contact
+    data or an injected instruction never reaches a digest, whoever wrote the line (the rules or a model)."""
+    text = " ".join(text.split())
+    kind = find_sensitive(text)
+    if kind:
+        return _refuse(Code.SECRET, text, f"it looks like {kind}, and secrets are never written to a digest")
+    contact = find_contact(text)
+    if contact:
+        return _refuse(Code.CONTACT, text, f"it holds {contact}")
+    if listen.injected(text) or listen.paste_start(text) == 0:
+        return _refuse(Code.INJECTION, text, "it reads like an instruction to the assistant or pasted material")
+    return Decision(True, Code.OK, text)
 
 
 def _standing(proposal: Proposal) -> bool:
