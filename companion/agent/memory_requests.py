@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -15,12 +16,16 @@ from companion.memory import maintenance
 from companion.memory import entries as E
 from companion.curate.requests import MemoryRequest, bootstrap_answers
 from companion.memory.daylog import DayLog
+from companion.memory.dedupe import normalize
 from companion.memory.forget import Erased, erase_everywhere
 from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record
 from companion.memory.search import SearchIndex
 
 MIN_FACT, MAX_FACT = 5, 500
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_YES = re.compile(r"^(?:yes|yeah|yep|yup|sure|ok(?:ay)?|please do|do it|go ahead|confirm(?:ed)?|y|是|是的|对|对的|好|好的|确认|删吧|删掉吧|删除吧|嗯|可以)(?![\w])[\s.!。！]*$", re.I)
+_NO = re.compile(r"^(?:no|nope|nah|don'?t|cancel|keep (?:it|them)|n|不|不要|别|算了|保留|取消)(?![\w])[\s.!。！]*$", re.I)
 BOOTSTRAP_TURNS = 3
 DEFAULT_IDENTITY = (
     "- The user's personal companion, living on their computer. Warm, curious and honest;"
@@ -64,11 +69,47 @@ class MemoryRequests:
     def __init__(self, store: LongTermStore) -> None:
         self.store = store
         self.writer = MemoryWriter(store)
+        self.pending: tuple[str, list[str]] | None = None  # a forget waiting for the user's yes
 
     def apply(self, request: MemoryRequest, source: str | Record) -> Outcome:
         if request.kind == "remember":
             return self.remember(request.text, source, said=request.said)
-        return self.forget(request.text)
+        return self.propose_forget(request.text)
+
+    def matching(self, what: str) -> list[str] | None:
+        """The entries a forget request means (by its content words), or None when it names nothing specific."""
+        matcher = forget_matcher(what)
+        if matcher is None:
+            return None
+        return [E.entry_text(line) for name in ("USER.md", "MEMORY.md")
+                for line in self.store.read(name).body.splitlines() if E.is_entry(line) and matcher(normalize(line))]
+
+    def propose_forget(self, what: str) -> Outcome:
+        """A forget said in the chat: show what it would remove; the user's "yes" removes it (`confirm`)."""
+        zh = _CJK.search(what) is not None
+        found = self.matching(what)
+        if found is None:
+            return Outcome("没有删除任何记忆：不清楚要忘记什么。" if zh else "Nothing was removed from memory: it was not clear what to forget.", False)
+        if not found:
+            return Outcome(f"记忆里没有和“{what}”相符的内容。" if zh else f"Nothing in memory matched '{what}'.", False)
+        self.pending = (what, found)
+        listed = "；".join(found) if zh else "; ".join(found)
+        if zh:
+            return Outcome(f"记忆里找到这些：{listed}。请用户确认：回答“是”就删除，回答“不”就保留。", False)
+        return Outcome(f"Found in memory: {listed}. Ask the user to confirm: 'yes' removes them, 'no' keeps them.", False)
+
+    def confirm(self, answer: str) -> Outcome | None:
+        """The user's answer to a pending forget: removed on yes, kept on no; None when it is no answer."""
+        if self.pending is None:
+            return None
+        what, found = self.pending
+        self.pending = None
+        zh = _CJK.search(what + answer) is not None
+        if _YES.match(answer.strip()):
+            return self.forget(what)
+        if _NO.match(answer.strip()):
+            return Outcome(("已保留：" + "；".join(found)) if zh else "Kept in memory: " + "; ".join(found), False)
+        return None
 
     def remember(self, fact: str, source: str | Record, said: str = "") -> Outcome:
         """Store what the user asked to keep: as the entry the rules read from their words (a profile fact
@@ -85,12 +126,16 @@ class MemoryRequests:
         return _told(outcomes)
 
     def forget(self, what: str) -> Outcome:
+        """Remove at once what a forget names (the command line asks first; the chat asks with `propose_forget`)."""
+        zh = _CJK.search(what) is not None
         matcher = forget_matcher(what)
         if matcher is None:  # "forget it", "forget that": everyday English for "never mind"
-            return Outcome("Nothing was removed from memory: it was not clear what to forget.", False)
+            return Outcome("没有删除任何记忆：不清楚要忘记什么。" if zh else "Nothing was removed from memory: it was not clear what to forget.", False)
         removed = self.writer.forget(matcher)
         if not removed:
-            return Outcome(f"Nothing in memory matched '{what}'.", False)
+            return Outcome(f"记忆里没有和“{what}”相符的内容。" if zh else f"Nothing in memory matched '{what}'.", False)
+        if zh:
+            return Outcome("已从记忆中删除（历史记录里留有副本）：" + "；".join(removed), True)
         return Outcome("Removed from memory (a copy stays in the history): " + "; ".join(removed), True)
 
     def bootstrap(self, message: str, source_id: str, user_turns: int) -> list[str]:
