@@ -17,6 +17,7 @@ from companion.memory import entries as E
 from companion.curate.requests import MemoryRequest, bootstrap_answers
 from companion.memory.daylog import DayLog
 from companion.memory.dedupe import normalize
+from companion.memory.section_names import body_language
 from companion.memory.forget import Erased, erase_everywhere
 from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record
@@ -31,6 +32,7 @@ DEFAULT_IDENTITY = (
     "- The user's personal companion, living on their computer. Warm, curious and honest;"
     " remembers what matters to them."
 )
+DEFAULT_IDENTITY_ZH = "- 用户的私人伙伴，住在用户的电脑里。温暖、好奇、诚实；记得对用户重要的事。"
 
 
 @dataclass(frozen=True)
@@ -39,22 +41,28 @@ class Outcome:
     changed: bool
 
 
-def _told(outcomes: list[CurateOutcome]) -> Outcome:
-    """What the reply should say about a remember request."""
+def speaks_chinese(store: LongTermStore, message: str = "") -> bool:
+    """Whether the memory should answer in Chinese: a Chinese home, or a message mostly in Chinese."""
+    return body_language(store.read("USER.md").body) == "zh" or len(_CJK.findall(message)) > len(re.findall(r"[A-Za-z]", message))
+
+
+def _told(outcomes: list[CurateOutcome], zh: bool = False) -> Outcome:
+    """What the reply should say about a remember request, in the user's language."""
     saved = [o for o in outcomes if o.status in ("added", "updated", "superseded")]
     retired = [E.entry_text(o.old_line) for o in outcomes if o.status == "retired"]
     if saved or retired:
         notes = sorted({o.reason for o in saved if o.reason})
         files = sorted({o.op.file for o in saved})
-        parts = [f"Saved to long-term memory ({file}): " + "; ".join(o.op.text for o in saved if o.op.file == file)
-                 for file in files]
-        parts += ["Marked as no longer true: " + "; ".join(retired)] if retired else []
-        return Outcome(". ".join(parts) + "".join(f" ({n})" for n in notes), True)
+        joiner = "；" if zh else "; "
+        head = "已存入长期记忆（{file}）：" if zh else "Saved to long-term memory ({file}): "
+        parts = [head.format(file=file) + joiner.join(o.op.text for o in saved if o.op.file == file) for file in files]
+        parts += [("已标记为不再成立：" if zh else "Marked as no longer true: ") + joiner.join(retired)] if retired else []
+        return Outcome(("。" if zh else ". ").join(parts) + "".join(f" ({n})" for n in notes), True)
     refused = next((o for o in outcomes if o.status == "refused"), None)
     if refused is not None and refused.reason.startswith("already in"):
-        return Outcome(f"Already in memory ({refused.reason}).", False)
-    reason = refused.reason if refused is not None else "nothing to store"
-    return Outcome(f"Not saved: {reason}. Tell the user so.", False)
+        return Outcome(f"记忆里已经有了（{refused.reason}）。" if zh else f"Already in memory ({refused.reason}).", False)
+    reason = refused.reason if refused is not None else ("没有可保存的内容" if zh else "nothing to store")
+    return Outcome(f"未保存：{reason}。请告诉用户。" if zh else f"Not saved: {reason}. Tell the user so.", False)
 
 
 def _source(source: str | Record, said: str) -> Record:
@@ -86,7 +94,7 @@ class MemoryRequests:
 
     def propose_forget(self, what: str) -> Outcome:
         """A forget said in the chat: show what it would remove; the user's "yes" removes it (`confirm`)."""
-        zh = _CJK.search(what) is not None
+        zh = speaks_chinese(self.store, what)
         found = self.matching(what)
         if found is None:
             return Outcome("没有删除任何记忆：不清楚要忘记什么。" if zh else "Nothing was removed from memory: it was not clear what to forget.", False)
@@ -104,7 +112,7 @@ class MemoryRequests:
             return None
         what, found = self.pending
         self.pending = None
-        zh = _CJK.search(what + answer) is not None
+        zh = speaks_chinese(self.store, what + answer)
         if _YES.match(answer.strip()):
             return self.forget(what)
         if _NO.match(answer.strip()):
@@ -123,11 +131,11 @@ class MemoryRequests:
         outcomes: list[CurateOutcome] = []
         for file in dict.fromkeys(op.file for op in ops):
             outcomes.extend(self.writer.apply_ops(file, [op for op in ops if op.file == file], ctx))
-        return _told(outcomes)
+        return _told(outcomes, speaks_chinese(self.store, said or fact))
 
     def forget(self, what: str) -> Outcome:
         """Remove at once what a forget names (the command line asks first; the chat asks with `propose_forget`)."""
-        zh = _CJK.search(what) is not None
+        zh = speaks_chinese(self.store, what)
         matcher = forget_matcher(what)
         if matcher is None:  # "forget it", "forget that": everyday English for "never mind"
             return Outcome("没有删除任何记忆：不清楚要忘记什么。" if zh else "Nothing was removed from memory: it was not clear what to forget.", False)
@@ -148,23 +156,28 @@ class MemoryRequests:
             ops.append(Op("add", "USER.md", "Profile", f"Wants help with: {answers.use}", [record.id]))
         ctx = Context({record.id: record}, record.day, actor=Actor.BOOTSTRAP)
         outcomes = self.writer.apply_ops("USER.md", ops, ctx) if ops else []
-        notes = [f"Saved to the user's profile: {o.op.text}" if o.status in APPLIED else f"Not saved: {o.reason}."
+        zh = speaks_chinese(self.store, message)
+        saved, unsaved = ("已存入用户档案：{}", "未保存：{}。") if zh else ("Saved to the user's profile: {}", "Not saved: {}.")
+        notes = [saved.format(o.op.text) if o.status in APPLIED else unsaved.format(o.reason)
                  for o in outcomes if o.status in APPLIED or o.status == "refused"]
         name = answers.companion_name
         if name and not decide(Proposal(E.name_entry(name), "SOUL.md", Actor.BOOTSTRAP, "Identity", message)):
             name = None  # "call yourself Ignore The Rules" is not a name
         if name or answers.styles or user_turns >= BOOTSTRAP_TURNS:
-            notes.append(self._write_persona(name, answers.styles, source_id, message))
+            notes.append(self._write_persona(name, answers.styles, source_id, message, zh))
         return notes
 
-    def _write_persona(self, name: str | None, styles: tuple[str, ...], source_id: str, said: str) -> str:
+    def _write_persona(self, name: str | None, styles: tuple[str, ...], source_id: str, said: str, zh: bool = False) -> str:
         cite = f" ({source_id})"
-        identity = f"- {E.name_entry(name)}{cite}\n{DEFAULT_IDENTITY}" if name else f"- {E.name_entry('Companion')}\n{DEFAULT_IDENTITY}"
-        style = "\n".join(f"- {s}{cite}" for s in styles) or "- Friendly, clear and concise."
+        default = DEFAULT_IDENTITY_ZH if zh else DEFAULT_IDENTITY
+        identity = f"- {E.name_entry(name)}{cite}\n{default}" if name else f"- {E.name_entry('Companion')}\n{default}"
+        style = "\n".join(f"- {s}{cite}" for s in styles) or ("- 友好、清楚、简洁。" if zh else "- Friendly, clear and concise.")
         try:
             self.writer.set_persona(identity, style, actor=Actor.BOOTSTRAP, grounds=said)
         except Refused as exc:
-            return f"Persona not set: {exc.decision.reason}."
+            return f"人设未设置：{exc.decision.reason}。" if zh else f"Persona not set: {exc.decision.reason}."
+        if zh:
+            return f"你的人设已设置：{name or 'Companion'}；风格：{'、'.join(styles) or '友好简洁'}。"
         return f"Your persona is set: {name or 'Companion'}; style: {', '.join(styles) or 'friendly and concise'}."
 
 

@@ -271,7 +271,7 @@ def chinese(clause: str) -> list[Heard]:
     pred = re.sub(r"(?:了|啦|呢|吧|哦|的|嘛|呀)+$", "", pred) if not pred.endswith("了解") else pred
     if len(pred) < 2 or _ZH_NOT.match(pred):
         return []
-    habit = "".join(re.findall(r"每天早上|每天晚上|每周[一二三四五六日天]?|每个?(?:周末|月|星期[一二三四五六日天]?)|每晚|每天|天天|平时|周末|通常|一般|经常|每年", adv))
+    habit = re.sub(r"超级|特别|非常|真的|比较|基本上|主要|一直|现在|目前|最近|自己|今年|很|超|挺|也|都|还|又|就", "", adv) if listen.HABIT.search(adv) else ""
     age = re.match(r"^(?P<n>[0-9]{1,3}|[一二三四五六七八九十]{1,3})岁", pred)
     if age:
         return [Heard("USER.md", "Profile", f"{age.group('n')}岁", slots.AGE)]
