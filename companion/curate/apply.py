@@ -94,7 +94,10 @@ def validate(op: Op, body: str, ctx: Context) -> tuple[Op | None, str]:
             ctx.refused_sensitive += 1
         return None, decision.reason
     if op.origin == "model":  # the rules read the statement itself; a model's paraphrase is checked against it
-        why = listen.doubt(decision.text, own_words(listen.own_part(grounds)))
+        own = own_words(listen.own_part(grounds))
+        if not listen.grounded(op.text, own, 0.5):  # pasted, quoted or invented: not the user's own words
+            return None, "it is not in the user's own words (pasted, quoted or invented)"
+        why = listen.doubt(decision.text, own)
         if why:
             return None, why
     relearned = _corrected_since(decision.text, body, sources)

@@ -154,6 +154,19 @@ def other_subject(clause: str) -> bool:
     return bool(_OTHER_SUBJECT.match(clause) or _ZH_OTHER.match(clause))
 
 
+_GENERIC_WORDS = {"the", "and", "user", "user's", "that", "this", "with", "has", "have", "likes", "like", "is", "are", "was", "their", "they"}
+
+
+def grounded(fact: str, said: str, share: float = 0.6) -> bool:
+    """Whether most content words of `fact` (CJK: characters) are in what the user `said` in their own voice:
+    a model's fact must come from the user's words, not from a paste, a quote or its own invention."""
+    words = [w.casefold() for w in _WORDS.findall(fact) if w.casefold() not in _GENERIC_WORDS]
+    if not words:
+        return False
+    said = said.casefold()
+    return sum(1 for w in words if (w[:5] if len(w) > 5 else w) in said) / len(words) >= share
+
+
 def grounding_sentence(fact: str, text: str) -> str:
     """The sentence of `text` that shares the most words with `fact` (where a model's fact came from)."""
     wanted = {w.casefold() for w in _WORDS.findall(fact)}
