@@ -19,6 +19,7 @@ from companion.agent.privacy import PAUSED_NOTE, Privacy
 from companion.agent.recall import MEMORY_SEARCH_TOOL, Packed, Recall
 from companion.agent.remind import set_reminder
 from companion.agent.repetition import RepetitionGuard
+from companion.curate.policy import Actor
 from companion.curate.requests import MemoryRequest, memory_request, reminder_request
 from companion.agent.tools import ToolExecutor, tool_message_content
 from companion.agent.triggers import TriggerState, parse_triggers
@@ -59,7 +60,7 @@ class Agent:
         self.clock = clock
         self.store = store or LongTermStore(home)
         self.daylog = daylog or DayLog(home.days, clock)
-        self.tools = ToolExecutor(self.store)
+        self.tools = ToolExecutor(self.store, Actor.TOOL)
         self.requests = MemoryRequests(self.store)
         self.triggers = TriggerState(home.state / "soul_state.json", clock)
         self.privacy = Privacy()

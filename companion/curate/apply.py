@@ -12,7 +12,7 @@ from companion.memory.section_names import canonical, file_language, localized
 from companion.memory.records import Record
 from companion.curate import listen
 from companion.curate.corrections import retires
-from companion.curate.policy import Actor, Code, Proposal, clean, decide
+from companion.curate.policy import Actor, Code, Proposal, clean, decide, grounds_refusal
 from companion.memory import entries as E
 from companion.memory.dedupe import is_duplicate
 from companion.curate.dates import absolutize, has_relative_date
@@ -68,10 +68,9 @@ def validate(op: Op, body: str, ctx: Context) -> tuple[Op | None, str]:
     if op.kind not in ("add", "update", "supersede", "retire", "revalue") or op.file not in SECTIONS:
         return None, f"unknown operation {op.kind!r} on {op.file!r}"
     sources = [s for s in dict.fromkeys(op.sources) if s in ctx.records]
-    if not sources:
-        return None, "cites no record of the day log"
-    if not any(ctx.records[s].role == "user" for s in sources):
-        return None, "cites only the companion's own words"
+    refusal = grounds_refusal([ctx.records[s].role for s in sources])
+    if refusal:
+        return None, refusal
     if op.kind == "retire":
         return Op(op.kind, op.file, "", op.text, sources, op.old or op.text, op.origin), ""
     if op.kind == "revalue":

@@ -241,7 +241,7 @@ class MemoryWriter:
 
     # -- names and the persona ---------------------------------------------------
 
-    def set_name(self, file: str, section: str, name: str, *, actor: Actor = Actor.USER) -> bool:
+    def set_name(self, file: str, section: str, name: str, *, actor: Actor) -> bool:
         """Replace the active `Name:` entry, or add one under `section`. False when nothing changed;
         Refused when the policy refuses the name (an instruction in disguise, a secret)."""
         name = " ".join(name.split())

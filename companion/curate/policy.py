@@ -28,6 +28,7 @@ The policy, in order:
 9. A model's tool call that changes the persona, replaces a section or a file, or drops many entries
    waits for the user's approval unless the user's own message of this turn asked for it (`asked_for`:
    the one answer to "did the user ask for this?", negations such as "don't change ..." included).
+10. What learning and the night propose cites the day log, and at least one of the user's messages.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ from companion.memory.history import Actor
 from companion.memory.section_names import canonical
 
 __all__ = ["Actor", "Code", "Decision", "Proposal", "asked_for", "approval_reason", "check_block", "check_change",
-           "check_digest_line", "check_text", "decide", "audit_refusal", "rewrite_refusal", "dropped_share", "import_refusal"]
+           "check_digest_line", "check_text", "decide", "audit_refusal", "rewrite_refusal", "dropped_share", "grounds_refusal",
+           "import_refusal"]
 
 FACT_FILES = ("USER.md", "MEMORY.md")  # one fact, one place: duplicates are checked across both
 
@@ -299,6 +301,16 @@ def import_refusal(text: str) -> Decision | None:
             decision = check_text(line.lstrip("#").strip() if line.lstrip().startswith("#") else line, Actor.IMPORT)
             if decision.code in (Code.SECRET, Code.INJECTION):
                 return decision
+    return None
+
+
+def grounds_refusal(roles: list[str]) -> str | None:
+    """Rule 10: a proposed operation cites the day-log records it comes from (their roles here), and
+    at least one is the user's own message: the companion's words are no grounds for a fact."""
+    if not roles:
+        return "cites no record of the day log"
+    if "user" not in roles:
+        return "cites only the companion's own words"
     return None
 
 

@@ -149,7 +149,7 @@ def test_the_requests_themselves_still_count() -> None:
 def test_a_tool_call_after_a_negated_request_waits_for_approval(store: LongTermStore) -> None:
     MemoryWriter(store).append("USER.md", "- Likes tea\n- Plays chess\n- Lives in Graz", "## Profile", actor=Actor.EDITOR)
     before = store.read("USER.md").raw
-    tools = ToolExecutor(store)
+    tools = ToolExecutor(store, Actor.TOOL)
     tools.begin_turn("Do not clear my profile please")
     result = tools.run(ToolCall("context_update", {"file": "USER.md", "action": "replace_all", "content": ""}))
     assert result.proposed and store.read("USER.md").raw == before

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 import json
 
 from companion.agent.memory_requests import MemoryRequests, forget_everywhere, forget_matcher
@@ -14,6 +11,8 @@ from companion.memory.longterm import LongTermStore
 from companion.memory.search import SearchIndex, SearchQuery, search
 from companion.paths import Home
 from companion.portability.backup import backup_memory
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 
 
 def test_only_the_matching_sentence_goes() -> None:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 import shutil
 from datetime import datetime
 from pathlib import Path
@@ -16,6 +13,8 @@ from companion.memory.daylog import DayLog
 from companion.memory.longterm import LongTermStore
 from companion.portability.migrate import default_locations, detect, migrate, migrate_path
 from companion.paths import Home
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 
 LEGACY = Path(__file__).parent.parent / "fixtures" / "portability" / "legacy"
 

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 import json
 import shutil
 import stat
@@ -22,6 +19,8 @@ from companion.memory.setup import ensure_home
 from companion.portability.skill_export import ExportOptions, export_memory
 from companion.portability.skill_import import import_memory
 from companion.paths import Home
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "portability"
 SAMPLE = FIXTURES / "sample-memory"

@@ -21,8 +21,9 @@ pytestmark = pytest.mark.skipif(os.name != "posix", reason="the crash loop forks
 
 
 def run_harness(*args: str, timeout: float) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(HARNESS.parents[2])}  # the code of this checkout, not the installed one
     done = subprocess.run(
-        [sys.executable, str(HARNESS), *args], capture_output=True, text=True, timeout=timeout, check=False
+        [sys.executable, str(HARNESS), *args], capture_output=True, text=True, timeout=timeout, check=False, env=env
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])

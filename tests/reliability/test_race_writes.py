@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 import subprocess
 import sys
 import textwrap
@@ -16,6 +13,8 @@ from companion.errors import AlreadyRunningError, ConflictError
 from companion.memory.longterm import LongTermStore
 from companion.paths import Home
 from companion.runtime import open_home
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 
 from test_crash_loop import run_harness
 

@@ -72,13 +72,14 @@ def test_only_web_links_open_and_only_after_the_address_was_shown(qapp) -> None:
 
 def test_a_tool_change_shows_with_undo_and_a_proposal_with_apply(qapp, home) -> None:
     from companion.agent.tools import ToolExecutor
+    from companion.memory.history import Actor
     from companion.llm.base import ToolCall
     from companion.memory.daylog import DayLog
     from companion.memory.longterm import LongTermStore
     from companion.ui import tool_actions
 
     store = LongTermStore(home)
-    tools = ToolExecutor(store)
+    tools = ToolExecutor(store, Actor.TOOL)
     daylog = DayLog(home.days)
     tools.begin_turn("I started learning the cello")
     done = tools.run(ToolCall("context_update", {"file": "USER.md", "action": "append", "content": "- Learns the cello"}))

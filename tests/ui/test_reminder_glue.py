@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 from datetime import datetime
 
 from companion.ui.reminder_glue import ReminderController
 from companion.ui.tray import TrayController
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 from tests.ui.conftest import wait_idle
 
 # The scheduler runs paused: its jobs keep their times but the test fires them, as the fake clock says.
