@@ -209,6 +209,24 @@ def _present(words: list[str], lead: str, negated: str = "") -> list[Heard]:
     return [Heard("USER.md", "Profile", _cap(text))]
 
 
+_ITEM_VERB = re.compile(r"^(?:live|work|have|love|like|hate|speak|play|teach|run|own|study|cook|sing|prefer|drive|ride|walk|swim|do)\b", re.I)
+
+
+def self_item(item: str) -> str:
+    """An item of a list about the user as a clause with its subject: "live in Leeds" -> "I live in Leeds",
+    "two kids" -> "I have two kids", "nurse" -> "I'm a nurse"; anything else as it is."""
+    item = item.strip(" ,;.")
+    if re.match(r"^(?:I|I'm|I've|my)\b", item):
+        return item
+    if _ITEM_VERB.match(item):
+        return f"I {item}"
+    if re.match(r"^" + _COUNT + r"\s+\w", item, re.I):
+        return f"I have {item}"
+    if re.fullmatch(r"[a-z][\w-]*(?: [a-z][\w-]*)?", item) and _OCCUPATION.search(item.split()[-1]):
+        return f"I'm a {item}"
+    return item
+
+
 def english(clause: str) -> list[Heard]:
     """What an English clause says about the user, by its structure."""
     listed = re.match(r"^(?:[\w'-]+ ){1,3}(?:I|i) (?P<v>[a-z]+)\s*[:：]\s*(?P<x>.{2,})$", clause)

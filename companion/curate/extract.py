@@ -237,6 +237,8 @@ _CLAUSE_ZH = re.compile(r"[，,；;：:]\s*(?:而且|并且|还有|但是|不过
 _SUBJECTLESS = re.compile(r"^(?P<lead>(?:(?:so|and|btw|oh|also|update|news|big news)[,:!]?\s+)*)(?=(?:just |recently |finally )?"
                           r"(?:moved|relocated|started|began|joined|quit|left|switched|became|got (?:a|married|engaged|divorced)|adopted)\b)", re.I)
 _ZH_LABEL = re.compile(r"(我的?(?:爱好|兴趣|特长|兴趣爱好)|我(?:很|最)?喜欢的[\u4e00-\u9fff]{1,4})\s*[：:]")
+_SELF_LIST = re.compile(r"^(?:(?:a few|some|quick|random)\s+)?(?:things|facts|notes)?\s*(?:about me|intro(?:duction)?)\s*[:：\-–—]\s*(?P<items>.+)$", re.I)
+_ITEM = re.compile(r"\s*(?:\d[).]|[;•]|,\s*(?:and\s+)?|\s-\s)\s*")
 _CJK_SPACE = re.compile(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
 _ZH_NAMED = re.compile(r"^(?:它|他|她)?(?:的名字)?(?:名字)?叫(?P<x>[\u4e00-\u9fffA-Za-z]{1,8})$")
 _ZH_INTRODUCED = re.compile(r"(?:养|有)了?(?:一|两|二|三|[0-9]+)(?:只|条|个|匹|头)(?P<n>[\u4e00-\u9fff]{1,3})$")
@@ -261,6 +263,9 @@ def clauses(sentence: str) -> list[str]:
     A Chinese clause without a subject belongs to the subject before it: "我养了猫，叫咪咪" names the cat,
     "我爸爸退休了，住在西安" is the father's home, "我叫王芳，住在南京" the user's."""
     if not _CJK.search(sentence):
+        listed = _SELF_LIST.match(sentence)
+        if listed:  # "About me: 1) nurse 2) live in Leeds 3) two kids": each item is the user's
+            return [disclose.self_item(item) for item in _ITEM.split(listed.group("items")) if item.strip(" ,;.")]
         parts = [_SUBJECTLESS.sub(r"\g<lead>I ", p.strip()) for p in _CLAUSE_EN.split(sentence) if p and p.strip()]
         return parts or [sentence]
     sentence = _ZH_LABEL.sub(r"\1是", _CJK_SPACE.sub("，", sentence))  # "我的爱好：游泳" is one statement
