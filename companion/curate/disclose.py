@@ -187,7 +187,7 @@ def _present(words: list[str], lead: str, negated: str = "") -> list[Heard]:
         verb.endswith("ing") and verb not in ("sing", "bring", "ring", "swing", "sting", "cling", "string", "spring", "wring", "fling"))
     if not verb.isalpha() or verb in _NOT_LASTING or ends:
         return []
-    if not rest or _UNCLEAR_OBJECT.match(rest):
+    if not rest or _UNCLEAR_OBJECT.match(rest) or re.match(r"^(?:for|with it|on it)\b", rest) and verb in ("live", "work", "go"):
         return []
     habit = listen.HABIT.search(lead + " " + rest) or any(listen.HABIT.search(a) for a in adverbs)
     if verb in _NEEDS_HABIT and not habit and not negated:

@@ -111,7 +111,7 @@ RULES: list[Rule] = [
     _rule(r"\bI(?:'m| am) (?:a )?(?:big |huge )?fan of (?P<x>[^.!?]{2,200})", "USER.md", "Preferences", lambda m: f"Likes {_x(m)}"),
     _rule(r"\bI(?:'m| am) not (?:a |really a |much of a )?(?:big |huge )?fan of (?P<x>[^.!?]{2,200})", "USER.md", "Preferences", lambda m: f"Dislikes {_x(m)}"),
     _rule(r"\b(?i:my) (?:all-time )?favou?rite (?P<k>[a-z][\w -]{1,30}?) (?:is|are) (?P<x>[^.!?]{2,200})", "USER.md", "Preferences", lambda m: f"Favourite {m.group('k').lower()}: {_x(m)}", "", 0),
-    _rule(r"\bI play (?P<x>(?:the )?[a-z][^.!?]{2,200})", "USER.md", "Preferences", lambda m: f"Plays {_x(m)}", "", 0),
+    _rule(r"\bI play (?!it\b|along\b|dumb\b|safe\b|nice\b|games with\b)(?P<x>(?:the )?[a-z][^.!?]{2,200})", "USER.md", "Preferences", lambda m: f"Plays {_x(m)}", "", 0),
     _rule(r"\bI (?:really )?(?:hate|dislike|can't stand|cannot stand|don't (?:really |particularly )?like|do not (?:really )?like)(?! you| it| that| this)(?P<x> [^.!?]{2,200})", "USER.md", "Preferences", lambda m: f"Dislikes {_x(m)}"),
     _rule(r"\bI prefer (?P<x>[^.!?]{2,200})", "USER.md", "Preferences", lambda m: f"Prefers {_x(m)}"),
     # instructions to the companion
@@ -124,7 +124,7 @@ RULES: list[Rule] = [
     _rule(r"\b(?:please |can you |could you )?(?P<x>be (?:more|less) [a-z]+|(?:talk|speak|reply|answer|write) (?:more |less )?[a-z]+ly)\b", "SOUL.md", "Style", lambda m: _cap(_x(m))),
     # memory: decisions, corrections, interests, events
     _rule(r"\bI(?:'ve| have)? decided (?:to )?(?P<x>[^.!?]{3,120})", "MEMORY.md", "Decisions", lambda m: f"Decided to {_x(m)}"),
-    _rule(r"\bI(?:'m| am) (?:interested in|into|learning|studying|reading about) (?P<x>[^.!?]{2,200})", "MEMORY.md", "Topics & Interests", lambda m: f"Interested in {_x(m)}"),
+    _rule(r"\bI(?:'m| am) (?:interested in|into|learning(?! to\b| how\b)|studying|reading about) (?P<x>[^.!?]{2,200})", "MEMORY.md", "Topics & Interests", lambda m: f"Interested in {_x(m)}"),
     # Chinese
     _rule(r"我(?:的名字)?叫(?P<x>[\u4e00-\u9fff]{1,4}|[A-Za-z]{1,20})(?![\u4e00-\u9fffA-Za-z])", "USER.md", "Profile", lambda m: E.name_entry(_x(m)), E.NAME_SLOT, 0),
     _rule(r"我(?:是)?对(?P<x>[^，。！？,.!?]{1,20})过敏", "USER.md", "Profile", lambda m: f"对{_x(m)}过敏", "", 0),
@@ -137,7 +137,7 @@ RULES: list[Rule] = [
     _rule(r"我的(?P<k>爱好|兴趣|特长|兴趣爱好)(?:是|[：:])(?P<x>[^。！？!?]{1,40})", "USER.md", "Preferences", lambda m: f"{m.group('k')}：{_x(m)}", "", 0),
     _rule(r"我(?:很)?喜欢的(?:东西|事情?|食物|运动|音乐|颜色)(?:是|有|[：:])(?P<x>[^。！？!?]{1,40})", "USER.md", "Preferences", lambda m: f"喜欢{_x(m)}", "", 0),
     _rule(r"我最喜欢的(?P<k>[^，。！？,.!?是]{1,10})是(?P<x>[^，。！？,.!?]{1,20})", "USER.md", "Preferences", lambda m: f"最喜欢的{m.group('k')}是{_x(m)}", "", 0),
-    _rule(r"我(?:很|非常|特别|最)?(?:喜欢|爱吃|爱)(?!的)(?P<x>[^，。！？,.!?]{1,30})", "USER.md", "Preferences", lambda m: f"喜欢{_x(m)}", "", 0),
+    _rule(r"我(?:很|非常|特别|最)?(?:喜欢|爱吃|爱)(?!的|你|这|那|它)(?P<x>[^，。！？,.!?]{1,30})", "USER.md", "Preferences", lambda m: f"喜欢{_x(m)}", "", 0),
     _rule(r"我(?:会说|会讲|说)(?P<x>[^，。！？,.!?]{1,12}?(?:语|话|文))", "USER.md", "Profile", lambda m: f"会说{_x(m)}", "", 0),
     _rule(r"我有(?P<x>(?:一|两|二|三|四|五|六|\d+)(?:个|只|条|位|辆|匹)[^，。！？,.!?]{0,6}?(?:孩子|儿子|女儿|猫|狗|宠物|兄弟|姐妹|孙子|孙女|车))", "USER.md", "Profile", lambda m: f"有{_x(m)}", "", 0),
     _rule(r"我(?:现在)?(?:是|吃)(?P<x>素食者|素食主义者|素)(?![\u4e00-\u9fff])", "USER.md", "Profile", lambda m: "是素食者" if _x(m) != "素" else "吃素", S.DIET, 0),
@@ -155,6 +155,7 @@ slot_matches = S.matches
 slot_of = S.slot_of
 
 
+_NO_PLAN = re.compile(r"\b(?:no idea|not sure|wonder|don'?t know|can'?t decide)\b|不知道|没想好", re.I)
 _PLAN_EN = re.compile(
     r"^(?:so |and |well,? |oh,? )?(?:I(?:'ve| have)(?: got)?|I(?:'m| am) (?:going to|gonna|having|meeting|seeing|flying|visiting|leaving|starting)|"
     r"I(?:'ll| will)|I need to|I have to|I must|we(?:'re| are) (?:going to|having|meeting|visiting)|my [\w ]{2,30} is|"
@@ -170,7 +171,7 @@ _DATE_WORDS = re.compile(r"\s*\b(?:on|this|next|at|by)\s*$", re.I)
 
 
 def _plan(sentence: str, record: Record) -> Op | None:
-    if listen.habitual(sentence):  # "choir on Tuesday evenings" recurs: it is no one date
+    if listen.habitual(sentence) or _NO_PLAN.search(sentence):  # "choir on Tuesday evenings" recurs: it is no one date
         return None
     found = find_dates(sentence, record.day)
     if not found:

@@ -285,14 +285,21 @@ def most_important(lines: list[str], limit: int) -> list[str]:
 def key_changes(records: list[Record]) -> list[str]:
     """Decisions, corrections, moves and dated events the user stated, as dated lines, most important first kept."""
     wanted = {"Decisions", "Corrections", "Timeline", "Upcoming"}
-    lines: list[str] = []
+    lines: dict[str, str] = {}  # line -> its text (what the policy checks)
     for op in rules.extract([r for r in records if not r.private]):
         if op.kind != "retire" and (op.section in wanted or op.old):
             day = op.sources[0].split("#")[0]
             text = op.text if re.match(r"\d{4}-\d{2}-\d{2}", op.text) else f"{day}: {op.text}"
-            if allowed(text):
-                lines.append(f"- {text} ({', '.join(op.sources)})")
-    return most_important(list(dict.fromkeys(lines)), MONTH_CHANGES)
+            lines.setdefault(f"- {text} ({', '.join(op.sources)})", text)
+    order = list(lines)
+    ranked = sorted(range(len(order)), key=lambda i: (-importance(order[i]), i))
+    kept: list[int] = []
+    for index in ranked:  # the most important lines that pass the policy (checked only as far as needed)
+        if len(kept) == MONTH_CHANGES:
+            break
+        if allowed(lines[order[index]]):
+            kept.append(index)
+    return [order[i] for i in sorted(kept)]
 
 
 def build_month(home: Home, daylog: DayLog, key: str, days: list[date]) -> Written:
