@@ -155,7 +155,7 @@ def _targets(body: str, old: str, file: str, sources: list[str] | None = None) -
     old = canonical(old)
     is_slot = old in SLOTS
     for part in old.split("|"):
-        if "*" in part:  # a slot with a hole: "在*工作" names "在腾讯工作"
+        if "*" in part or part.startswith("@"):  # a slot with a hole ("在*工作" names "在腾讯工作") or a named form
             lines = [l for l in E.active_entries(body) if slot_matches(part, E.entry_text(l))]
         else:
             lines = E.find_entries(body, part)
