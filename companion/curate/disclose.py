@@ -47,7 +47,8 @@ _NOT_LASTING = set(
     "finished decided moved quit stopped used keep kept let look looked sound sounds seem seemed care mind miss missed owe "
     "am're totally completely definitely probably maybe kinda sorta literally seriously actually only even already".split()
 )
-_NEEDS_HABIT = {"go", "do", "make", "take", "get", "come", "visit", "eat", "drink", "watch", "cook", "buy", "wear", "check", "call", "walk", "meet"}
+# verbs whose simple present may tell a single event ("I go to the shop"); "I eat fish", "I walk to work" are habits
+_NEEDS_HABIT = {"go", "do", "make", "take", "get", "come", "visit", "buy", "check", "call", "meet", "see", "put", "bring", "send"}
 _LIKE = {"love": "Likes", "like": "Likes", "adore": "Likes", "enjoy": "Likes", "hate": "Dislikes", "dislike": "Dislikes", "prefer": "Prefers"}
 _ADVERB = re.compile(r"^(?:also|still|now|mostly|usually|always|often|basically|generally|normally|currently|sometimes|regularly|"
                      r"even|kinda|totally|\w+ly)$", re.I)

@@ -240,6 +240,9 @@ _SUBJECTLESS = re.compile(r"^(?P<lead>(?:(?:so|and|btw|oh|also|update|news|big n
 _ZH_LABEL = re.compile(r"(我的?(?:爱好|兴趣|特长|兴趣爱好)|我(?:很|最)?喜欢的[\u4e00-\u9fff]{1,4})\s*[：:]")
 _SELF_LIST = re.compile(r"^(?:(?:a few|some|quick|random)\s+)?(?:things|facts|notes)?\s*(?:about me|intro(?:duction)?)\s*[:：\-–—]\s*(?P<items>.+)$", re.I)
 _ITEM = re.compile(r"\s*(?:\d[).]|[;•]|,\s*(?:and\s+)?|\s-\s)\s*")
+# a clause that comments on the one before it ("特别是秋天", "尤其是晚上") has no predicate about the user
+_ZH_ASIDE = re.compile(r"^(?:特别是|尤其是?|比如|例如|就是|因为|所以|但是?|不过|而且|还是|或者|可是|然后|其实|反正|毕竟|真|太|好|挺)")
+_DIET_WORD = re.compile(r"vegetarian|vegan|pescatarian|素食|吃素|^素$", re.I)
 _CJK_SPACE = re.compile(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
 _ZH_NAMED = re.compile(r"^(?:它|他|她)?(?:的名字)?(?:名字)?叫(?P<x>[\u4e00-\u9fffA-Za-z]{1,8})$")
 _ZH_INTRODUCED = re.compile(r"(?:养|有)了?(?:一|两|二|三|[0-9]+)(?:只|条|个|匹|头)(?P<n>[\u4e00-\u9fff]{1,3})$")
@@ -279,7 +282,7 @@ def clauses(sentence: str) -> list[str]:
         introduced = _ZH_INTRODUCED.search(result[-1]) if result else None
         if named and introduced and speaker == "self":
             part = f"我的{introduced.group('n')}叫{named.group('x')}"
-        elif subject is None and speaker == "self" and _CJK.match(part):
+        elif subject is None and speaker == "self" and _CJK.match(part) and not _ZH_ASIDE.match(part):
             part = "我" + part
         elif subject is not None:
             speaker = subject
@@ -396,6 +399,8 @@ class _Listener:
             if activity is not None or listen.past_habit(clause):
                 if activity:
                     ops.extend(Op("retire", f, "", activity, [record.id], old=activity, origin="rule") for f in ("USER.md", "MEMORY.md"))
+                    if _DIET_WORD.search(activity):  # "not vegetarian anymore" also retires "是素食者"
+                        ops.append(Op("retire", "USER.md", "", activity, [record.id], old=S.DIET, origin="rule"))
                 continue
             found = self.statement_ops(clause, record)
             ops.extend(found)
