@@ -250,7 +250,7 @@ def english(clause: str) -> list[Heard]:
         neg = re.match(r"^(?:don'?t|do not|never)\s+(?P<r>.+)$", rest, re.I)
         if neg:
             return _present(neg.group("r").split(), lead, "never" if rest.lower().startswith("never") else "not")
-        started = re.match(r"^(?:started|began|start) (?:working |work |out )?(?P<p>as|at) (?P<x>.+)$", rest, re.I)
+        started = re.match(r"^(?:just |recently |finally )?(?:started|began|start) (?:working |work |out )?(?P<p>as|at) (?P<x>.+)$", rest, re.I)
         if started:
             return [Heard("USER.md", "Profile", f"Works {started.group('p').lower()} {_value(started.group('x'))}", slots.JOB)]
         return _present(rest.split(), lead)
@@ -329,5 +329,7 @@ def chinese(clause: str) -> list[Heard]:
         return []
     if verb in ("喜欢", "爱", "热爱") and re.match(r"^(?:喜欢|爱|热爱)(?:你|它|这|那|的)", pred):
         return []
+    if verb == "属" and len(pred) == 2:  # the Chinese zodiac sign, as a person would note it
+        return [Heard("USER.md", "Profile", f"生肖{pred}")]
     section = "Preferences" if verb in ("喜欢", "爱吃", "爱喝", "爱看", "爱听", "爱玩", "爱去", "爱", "热爱", "讨厌", "迷上了", "迷上") else "Profile"
     return [Heard("USER.md", section, whole(habit + pred, 40))]
