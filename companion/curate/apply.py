@@ -14,18 +14,18 @@ from companion.curate import listen
 from companion.curate.corrections import retires
 from companion.curate.policy import Actor, Code, Proposal, clean, decide, grounds_refusal
 from companion.memory import entries as E
-from companion.memory.dedupe import is_duplicate
+from companion.memory.dedupe import find_entries, is_duplicate
 from companion.curate.dates import absolutize, has_relative_date
 from companion.curate.ops import SECTIONS, Op, Outcome
 from companion.curate.extract import SLOTS, extract, own_words, slot_matches, slot_of
 from companion.curate.slots import canonical
+from companion.memory.lang import has_han
 
 log = logging.getLogger(__name__)
 
 _RECURRING = re.compile(r"^(?:Birthday|Anniversary|生日|纪念日)\s*[:：]", re.I)
 _SECTION_NAME = re.compile(r"^[\w &/'-]{2,32}$")
 _LETTERS = re.compile(r"[^\W\d_]")
-_UPCOMING = re.compile(r"^(\d{4}-\d{2}-\d{2})\b")
 @dataclass
 class Context:
     """What validation needs: the records the ops may cite and the run's local date."""
@@ -121,7 +121,7 @@ def _revalued(op: Op, body: str, ctx: Context) -> Op:
 
 
 def _names(text: str, value: str) -> bool:
-    if re.search(r"[\u4e00-\u9fff]", value):
+    if has_han(value):
         return value in text
     return re.search(rf"(?<![\w]){re.escape(value)}(?![\w])", text, re.I) is not None
 
@@ -158,7 +158,7 @@ def _targets(body: str, old: str, file: str, sources: list[str] | None = None) -
         if "*" in part or part.startswith("@"):  # a slot with a hole ("在*工作" names "在腾讯工作") or a named form
             lines = [l for l in E.active_entries(body) if slot_matches(part, E.entry_text(l))]
         else:
-            lines = E.find_entries(body, part)
+            lines = find_entries(body, part)
         if is_slot:  # "Is a" names a job, not "Is a vegetarian", which fills a slot of its own
             lines = [l for l in lines if slot_of(file, E.entry_text(l)) in (old, None)]
             # two facts of one message ("I'm a nurse and I work nights") do not replace each other
@@ -215,14 +215,9 @@ def move_past_upcoming(body: str, today: date) -> tuple[str, list[str]]:
     lines = body.splitlines()
     moved = []
     for line in lines[span[1] : span[2]]:
-        match = _UPCOMING.match(E.entry_text(line))
-        if match and E.is_entry(line):
-            try:
-                when = date.fromisoformat(match.group(1))
-            except ValueError:
-                continue
-            if when < today:
-                moved.append(line)
+        entry = E.Entry.parse(line)
+        if entry is not None and entry.day is not None and entry.day < today:
+            moved.append(line)
     for line in moved:
         body = _append(E.remove_line(body, line), "Timeline", line)
     return body, moved

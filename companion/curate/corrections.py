@@ -6,7 +6,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+from companion.memory.lang import HAN, HAN_CHAR
+
+_CJK = HAN_CHAR
 _EN_LEAD = r"^(?:(?:sorry|oops|wait|no|nope|oh|ah|hmm|my bad|sorry to confuse you)[,!.]?\s+)*"
 _EN_MEANT = re.compile(
     _EN_LEAD + r"(?:I meant(?: to say)?|I mean|it'?s actually|actually,? it'?s|actually|correction:|it is actually|make that|rather)"
@@ -66,7 +68,7 @@ def correction(sentence: str) -> Correction | None:
     return None
 
 
-_LABEL = re.compile(r"^[^:：]{1,30}[:：]|^[\u4e00-\u9fff]{1,6}?(?:叫|是)")
+_LABEL = re.compile(r"^[^:：]{1,30}[:：]|^[" + HAN + r"]{1,6}?(?:叫|是)")
 
 
 def label(text: str) -> str:
@@ -116,7 +118,7 @@ _SKIP = {"my", "the", "a", "an", "to", "at", "in", "on", "job", "be", "being", "
          "last", "year", "years", "ago", "month", "months", "week", "weeks", "since", "school", "college", "now", "then", "day", "days", "for", "when"}
 _VERBS = {"eat", "drink", "play", "smoke", "use", "take", "watch", "read", "go", "do", "make", "have", "own", "wear", "drive", "live"}
 _ZH_FILLER = re.compile(r"^(?:当|做|很|也|都|经常|常常|还|是)+")
-_ZH_VERB = re.compile(r"^(?:喝|吃|抽|玩|看|用|开|打)(?=[\u4e00-\u9fff]{2})")
+_ZH_VERB = re.compile(r"^(?:喝|吃|抽|玩|看|用|开|打)(?=[" + HAN + r"]{2})")
 _WORD = re.compile(r"[a-z']+")
 
 
@@ -127,7 +129,7 @@ _EN_OVER = re.compile(
     r"|\bno more (?P<d>[^,.!?;]{2,30})",
     re.I,
 )
-_ZH_OVER = re.compile(r"(?P<a>[\u4e00-\u9fff]{2,6}?)(?:的[\u4e00-\u9fff]{1,2})?我?(?:已经)?(?:退了|不去了|不做了|不干了|不练了|不学了|停了|结束了|放弃了)")
+_ZH_OVER = re.compile(r"(?P<a>[" + HAN + r"]{2,6}?)(?:的[" + HAN + r"]{1,2})?我?(?:已经)?(?:退了|不去了|不做了|不干了|不练了|不学了|停了|结束了|放弃了)")
 _PASSING = re.compile(r"\b(?:today|tonight|this (?:week|morning|evening|afternoon|year)|for now|for the day|for today|yet|meeting|class|lesson|game|match|party|show|film|movie|season|episode)\b|今天|今晚|这周|暂时", re.I)
 # what leaving a job says: the job, whatever it was, is over
 _QUIT_JOB = re.compile(r"\b(?:I|I've|I have) (?:just )?(?:quit|left|resigned from|lost) (?:my|the) (?:job|position|role|work)\b|\bI (?:just )?(?:retired|resigned|got (?:fired|laid off|made redundant))\b"

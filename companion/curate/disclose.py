@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from companion.curate import listen, slots
+from companion.memory.lang import HAN, HAN_CHAR
 
 _CAP = 90  # an entry is one short sentence: longer captures are cut at a whole word
 
@@ -277,7 +278,7 @@ _ZH_LASTING = ("喜欢", "爱吃", "爱喝", "爱看", "爱听", "爱玩", "爱�
                "养", "属", "教", "开了", "开", "经营", "近视", "信", "练", "学", "弹", "拉", "收集", "坚持", "擅长", "住", "在学", "吃", "喝")
 _ZH_ACTIVITY = ("去", "骑", "跑", "跑步", "打", "踢", "玩", "看", "听", "写", "画", "唱", "跳", "游", "做", "喝", "吃", "用", "穿", "坐", "走", "逛", "陪", "给")
 _ZH_NOT = re.compile(r"^(?:觉得|想|想要|要|打算|准备|需要|知道|认为|希望|问|说|刚|刚刚|今天|昨天|明天|正在|在想|不想|好|太|真|有点|快|已经|马上|可能|得|应该|能|可以|没|不|是不是|是说|是在|是觉得|是因为|是真的)")
-_ZH_SHOP = re.compile(r"^开(?:了)?(?:一|两)?(?:家|个)?[\u4e00-\u9fff]{0,4}(?:店|公司|馆|厂|工作室|诊所|铺)$")
+_ZH_SHOP = re.compile(r"^开(?:了)?(?:一|两)?(?:家|个)?[" + HAN + r"]{0,4}(?:店|公司|馆|厂|工作室|诊所|铺)$")
 _ZH_JOB = re.compile(r"(?:" + "|".join(slots._ZH_JOB_ENDS) + r")$")
 
 
@@ -313,10 +314,10 @@ def chinese(clause: str) -> list[Heard]:
     if work:
         text = f"在{work.group('w')}{work.group('v')}{work.group('x')}"
         return [Heard("USER.md", "Profile", text, slots.JOB)]
-    there = re.match(r"^(?:还|仍然|依然)?在(?P<x>[\u4e00-\u9fff]{2,6})$", pred)
+    there = re.match(r"^(?:还|仍然|依然)?在(?P<x>[" + HAN + r"]{2,6})$", pred)
     if there and re.search(r"还|仍|依", adv + pred[:1]):
         return [Heard("USER.md", "Profile", f"住在{there.group('x')}", slots.HOME)]
-    if re.match(r"^(?:做|当)[\u4e00-\u9fff]{1,6}$", pred) and _ZH_JOB.search(pred) or _ZH_SHOP.match(pred):
+    if re.match(r"^(?:做|当)[" + HAN + r"]{1,6}$", pred) and _ZH_JOB.search(pred) or _ZH_SHOP.match(pred):
         return [Heard("USER.md", "Profile", pred, slots.JOB)]
     verb = next((v for v in _ZH_LASTING if pred.startswith(v)), None)
     if verb is None:

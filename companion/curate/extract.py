@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import time
 from typing import Callable
 
 from companion.memory.records import Record
 from companion.curate import corrections as C
 from companion.memory import entries as E
 from companion.curate import disclose, listen, slots as S
-from companion.curate.dates import find_dates
+from companion.curate.dates import find_dates, resolve_moment
 from companion.curate.ops import Op
+from companion.memory.lang import HAN, HAN_CHAR, has_han
 
 _SENTENCE = re.compile(r"(?<=[.!?。！？;；])\s*|\n+")
 _STOP = re.compile(
@@ -26,7 +28,7 @@ _PLEASE = re.compile(r"[, ]+please$", re.I)
 _ZH_END = re.compile(r"(?:了|啦|呢|吧|哦)+$")
 _ABBREV = re.compile(r"\b(St|Dr|Mr|Mrs|Ms|Prof|Jr|Sr|Mt|e\.g|i\.e|etc|vs)\.", re.I)
 _DOT = "\u2024"
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+_CJK = HAN_CHAR
 _TRAIL = " \t.,!?。！？，、;；:：\"'”"
 _JOBS = (r"engineer|developer|programmer|teacher|nurse|doctor|student|designer|writer|manager|lawyer|artist|"
          r"scientist|chef|cook|accountant|researcher|architect|consultant|pharmacist|journalist|translator|"
@@ -102,7 +104,7 @@ RULES: list[Rule] = [
     _rule(r"^(?:please,? )?(?P<x>(?:stop|quit) (?:using|saying|calling|sending|adding|asking|mentioning) [^.!?]{2,200}|(?:don't|do not) (?:use|say|call|send|add|mention) [^.!?]{2,200})",
           "USER.md", "Instructions", lambda m: _cap(_x(m))),
     _rule(r"\b(?i:(?:please )?call me |(?:everyone|everybody|people|friends|they|most people) calls? me )(?!(?i:back|later|tomorrow|tonight|today|when|if|at|on|in)\b)(?P<x>[A-Z][\w'-]{1,30})\b", "USER.md", "Profile", lambda m: E.name_entry(_x(m)), E.NAME_SLOT, 0),
-    _rule(r"(?:以后|今后)?(?:请|你)?(?:就)?叫我(?P<x>(?:小|老|阿)[\u4e00-\u9fff]{1,2}|[\u4e00-\u9fff]{2,3}(?=吧|就好|就行)|[A-Z][a-z]{1,20}(?![A-Za-z]))", "USER.md", "Profile", lambda m: E.name_entry(_x(m)), E.NAME_SLOT, 0),
+    _rule(r"(?:以后|今后)?(?:请|你)?(?:就)?叫我(?P<x>(?:小|老|阿)[" + HAN + r"]{1,2}|[" + HAN + r"]{2,3}(?=吧|就好|就行)|[A-Z][a-z]{1,20}(?![A-Za-z]))", "USER.md", "Profile", lambda m: E.name_entry(_x(m)), E.NAME_SLOT, 0),
     _rule(r"\bI(?i:'m| am) (?i:from) (?P<x>[A-Z][^.!?]{1,60})", "USER.md", "Profile", lambda m: f"From {_x(m)}", "", 0),
     _rule(r"\b(?i:my (?P<r>" + _REL + r")(?:'s name)? is (?:called |named )?)(?P<x>[A-Z][\w'-]{1,30})", "USER.md", "Profile", lambda m: f"{_cap(m.group('r').lower())}: {_x(m)}", "", 0),
     _rule(r"\b(?i:(?:I|we) have an? (?P<r>" + _REL + r") (?:named|called) )(?P<x>[A-Z][\w'-]{1,30})", "USER.md", "Profile", lambda m: f"{_cap(m.group('r').lower())}: {_x(m)}", "", 0),
@@ -126,24 +128,24 @@ RULES: list[Rule] = [
     _rule(r"\bI(?:'ve| have)? decided (?:to )?(?P<x>[^.!?]{3,120})", "MEMORY.md", "Decisions", lambda m: f"Decided to {_x(m)}"),
     _rule(r"\bI(?:'m| am) (?:interested in|into|learning(?! to\b| how\b)|studying|reading about) (?P<x>[^.!?]{2,200})", "MEMORY.md", "Topics & Interests", lambda m: f"Interested in {_x(m)}"),
     # Chinese
-    _rule(r"我(?:的名字)?叫(?P<x>[\u4e00-\u9fff]{1,4}|[A-Za-z]{1,20})(?![\u4e00-\u9fffA-Za-z])", "USER.md", "Profile", lambda m: E.name_entry(_x(m)), E.NAME_SLOT, 0),
+    _rule(r"我(?:的名字)?叫(?P<x>[" + HAN + r"]{1,4}|[A-Za-z]{1,20})(?![" + HAN + r"A-Za-z])", "USER.md", "Profile", lambda m: E.name_entry(_x(m)), E.NAME_SLOT, 0),
     _rule(r"我(?:是)?对(?P<x>[^，。！？,.!?]{1,20})过敏", "USER.md", "Profile", lambda m: f"对{_x(m)}过敏", "", 0),
     _rule(r"我(?:现在)?是(?:一名|一个|一位|个)?(?P<x>[^，。！？,.!?]{0,8}(?:工程师|老师|教师|学生|医生|护士|程序员|设计师|律师|作家|经理|厨师|会计|研究员|翻译|记者|司机|警察|销售))", "USER.md", "Profile", lambda m: f"是{_x(m)}", S.JOB, 0),
     _rule(r"我(?:们)?(?:已经|刚|刚刚|最近)?(?:从|由)?(?:[^，。！？,.!?]{1,12})?搬(?:到|去)了?(?P<x>[^，。！？,.!?了]{1,20})", "USER.md", "Profile", lambda m: f"住在{_x(m)}", S.HOME, 0),
     _rule(r"我(?P<n>从不|从来不|不)(?P<v>吃|喝|抽|开|看|用|穿|玩)(?P<x>[^，。！？,.!?]{1,20})", "USER.md", "Preferences", lambda m: f"{m.group('n')}{m.group('v')}{_x(m)}", "", 0),
     _rule(r"我(?:现在)?住在(?P<x>[^，。！？,.!?]{1,20})", "USER.md", "Profile", lambda m: f"住在{_x(m)}", S.HOME, 0),
     _rule(r"我(?:现在)?在(?P<x>[^，。！？,.!?]{1,20})(?:工作|上班)", "USER.md", "Profile", lambda m: f"在{_x(m)}工作", S.JOB, 0),
-    _rule(r"我的?(?P<r>" + _ZH_REL + r")叫(?P<x>[\u4e00-\u9fffA-Za-z]{1,12})", "USER.md", "Profile", lambda m: f"{m.group('r')}叫{_x(m)}", "", 0),
+    _rule(r"我的?(?P<r>" + _ZH_REL + r")叫(?P<x>[" + HAN + r"A-Za-z]{1,12})", "USER.md", "Profile", lambda m: f"{m.group('r')}叫{_x(m)}", "", 0),
     _rule(r"我的(?P<k>爱好|兴趣|特长|兴趣爱好)(?:是|[：:])(?P<x>[^。！？!?]{1,40})", "USER.md", "Preferences", lambda m: f"{m.group('k')}：{_x(m)}", "", 0),
     _rule(r"我(?:很)?喜欢的(?:东西|事情?|食物|运动|音乐|颜色)(?:是|有|[：:])(?P<x>[^。！？!?]{1,40})", "USER.md", "Preferences", lambda m: f"喜欢{_x(m)}", "", 0),
     _rule(r"我最喜欢的(?P<k>[^，。！？,.!?是]{1,10})是(?P<x>[^，。！？,.!?]{1,20})", "USER.md", "Preferences", lambda m: f"最喜欢的{m.group('k')}是{_x(m)}", "", 0),
     _rule(r"我(?:很|非常|特别|最)?(?:喜欢|爱吃|爱)(?!的|你|这|那|它)(?P<x>[^，。！？,.!?]{1,30})", "USER.md", "Preferences", lambda m: f"喜欢{_x(m)}", "", 0),
     _rule(r"我(?:会说|会讲|说)(?P<x>[^，。！？,.!?]{1,12}?(?:语|话|文))", "USER.md", "Profile", lambda m: f"会说{_x(m)}", "", 0),
     _rule(r"我有(?P<x>(?:一|两|二|三|四|五|六|\d+)(?:个|只|条|位|辆|匹)[^，。！？,.!?]{0,6}?(?:孩子|儿子|女儿|猫|狗|宠物|兄弟|姐妹|孙子|孙女|车))", "USER.md", "Profile", lambda m: f"有{_x(m)}", "", 0),
-    _rule(r"我(?:现在)?(?:是|吃)(?P<x>素食者|素食主义者|素)(?![\u4e00-\u9fff])", "USER.md", "Profile", lambda m: "是素食者" if _x(m) != "素" else "吃素", S.DIET, 0),
+    _rule(r"我(?:现在)?(?:是|吃)(?P<x>素食者|素食主义者|素)(?![" + HAN + r"])", "USER.md", "Profile", lambda m: "是素食者" if _x(m) != "素" else "吃素", S.DIET, 0),
     _rule(r"我(?:一点[也都]|并|真的|根本|实在)?(?P<n>不太喜欢|不喜欢|讨厌|不爱)(?P<x>[^，。！？,.!?]{1,30})", "USER.md", "Preferences", lambda m: f"{'不太喜欢' if m.group('n') == '不太喜欢' else '不喜欢'}{_x(m)}", "", 0),
     _rule(r"^(?:请你?)?(?:以后|总是|永远)(?:请你?)?(?!(?:就)?叫我)(?P<x>[^。！？!?]{2,60})", "USER.md", "Instructions", lambda m: f"以后{_x(m)}", "", 0),
-    _rule(r"(?:你就叫|就叫你|你的名字叫)(?P<x>[\u4e00-\u9fffA-Za-z]{1,12})", "SOUL.md", "Identity", lambda m: f"Name: {_x(m)}", E.NAME_SLOT, 0),
+    _rule(r"(?:你就叫|就叫你|你的名字叫)(?P<x>[" + HAN + r"A-Za-z]{1,12})", "SOUL.md", "Identity", lambda m: f"Name: {_x(m)}", E.NAME_SLOT, 0),
     _rule(r"(?P<x>(?:说话|回答|回复)(?:要|请)?(?:更|再)?(?:简洁|简短|详细|正式|随意|幽默)一?(?:点|些)?)", "SOUL.md", "Style", lambda m: _x(m), "", 0),
     _rule(r"我决定(?P<x>[^。！？!?]{2,60})", "MEMORY.md", "Decisions", lambda m: f"决定{_x(m)}", "", 0),
     _rule(r"我(?:在学|正在学)(?P<x>[^，。！？,.!?]{1,20})", "MEMORY.md", "Topics & Interests", lambda m: f"在学{_x(m)}", "", 0),
@@ -176,24 +178,32 @@ def _plan(sentence: str, record: Record) -> Op | None:
     found = find_dates(sentence, record.day)
     if not found:
         return None
-    zh = re.search(r"[\u4e00-\u9fff]", sentence) is not None
+    zh = has_han(sentence)
     if zh:
         if "我" not in sentence or not re.search(r"要|得|会|打算|准备|约|有", sentence):
             return None
     elif not _PLAN_EN.search(sentence):
         return None
     when = found[0].when
-    what = sentence[: found[0].start] + sentence[found[0].end :]
-    what = _DATE_WORDS.sub("", what[: found[0].start]) + what[found[0].start :]
+    moment = resolve_moment(sentence, record.timestamp)  # "on December 10 at 9am": the time is kept too
+    spans = [(found[0].start, found[0].end)]
+    at = None
+    if moment is not None and len(moment[2]) == 2 and moment[0] == when:
+        at, spans = moment[1], moment[2]
+    what = sentence
+    for start, end in sorted(spans, reverse=True):
+        what = _DATE_WORDS.sub("", what[:start]) + what[end:]
     if zh:
         what = re.sub(r"^(?:我们|我)?(?:要|得|会|打算|准备)?", "", what.replace("我", "", 1)).strip(_TRAIL)
     else:
         what = _PLAN_LEAD.sub("", what.strip()).strip(_TRAIL)
         what = _PLAN_TAIL.sub("", re.sub(r"\s{2,}", " ", what))
-    if len(what) < 3:
+    if len(what) < (2 if zh else 3):  # "开会" says it in two characters
         return None
     section = "Upcoming" if when >= record.day else "Timeline"
-    return Op("add", "MEMORY.md", section, f"{when.isoformat()}: {_cap(what.replace(_DOT, '.'))}", [record.id], origin="rule")
+    clock = time(at.hour, at.minute) if at is not None else None
+    entry = E.Entry.timed(when, clock, _cap(what.replace(_DOT, ".")))
+    return Op("add", "MEMORY.md", section, entry.text, [record.id], origin="rule")
 
 
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|「[^」]*」|『[^』]*』|‘[^’]*’|(?<![\w])'[^']*'(?![\w])")
@@ -237,15 +247,15 @@ _CLAUSE_ZH = re.compile(r"[，,；;：:]\s*(?:而且|并且|还有|但是|不过
 # "Just moved to Galway": chat drops the "I" before a verb in the past (an imperative would be a request)
 _SUBJECTLESS = re.compile(r"^(?P<lead>(?:(?:so|and|btw|oh|also|update|news|big news)[,:!]?\s+)*)(?=(?:just |recently |finally )?"
                           r"(?:moved|relocated|started|began|joined|quit|left|switched|became|got (?:a|married|engaged|divorced)|adopted)\b)", re.I)
-_ZH_LABEL = re.compile(r"(我的?(?:爱好|兴趣|特长|兴趣爱好)|我(?:很|最)?喜欢的[\u4e00-\u9fff]{1,4})\s*[：:]")
+_ZH_LABEL = re.compile(r"(我的?(?:爱好|兴趣|特长|兴趣爱好)|我(?:很|最)?喜欢的[" + HAN + r"]{1,4})\s*[：:]")
 _SELF_LIST = re.compile(r"^(?:(?:a few|some|quick|random)\s+)?(?:things|facts|notes)?\s*(?:about me|intro(?:duction)?)\s*[:：\-–—]\s*(?P<items>.+)$", re.I)
 _ITEM = re.compile(r"\s*(?:\d[).]|[;•]|,\s*(?:and\s+)?|\s-\s)\s*")
 # a clause that comments on the one before it ("特别是秋天", "尤其是晚上") has no predicate about the user
 _ZH_ASIDE = re.compile(r"^(?:特别是|尤其是?|比如|例如|就是|因为|所以|但是?|不过|而且|还是|或者|可是|然后|其实|反正|毕竟|真|太|好|挺)")
 _DIET_WORD = re.compile(r"vegetarian|vegan|pescatarian|素食|吃素|^素$", re.I)
-_CJK_SPACE = re.compile(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
-_ZH_NAMED = re.compile(r"^(?:它|他|她)?(?:的名字)?(?:名字)?叫(?P<x>[\u4e00-\u9fffA-Za-z]{1,8})$")
-_ZH_INTRODUCED = re.compile(r"(?:养|有)了?(?:一|两|二|三|[0-9]+)(?:只|条|个|匹|头)(?P<n>[\u4e00-\u9fff]{1,3})$")
+_CJK_SPACE = re.compile(r"(?<=[" + HAN + r"])\s+(?=[" + HAN + r"])")
+_ZH_NAMED = re.compile(r"^(?:它|他|她)?(?:的名字)?(?:名字)?叫(?P<x>[" + HAN + r"A-Za-z]{1,8})$")
+_ZH_INTRODUCED = re.compile(r"(?:养|有)了?(?:一|两|二|三|[0-9]+)(?:只|条|个|匹|头)(?P<n>[" + HAN + r"]{1,3})$")
 _QUESTION = re.compile(r"[?？]\s*$")
 _ASKING = re.compile(r"^(?:do|does|did|is|are|am|can|could|would|will|should|shall|what|how|why|where|who|when|which|have you|has|was|were|isn't|aren't|don't)\b"
                      r"|^(?:你|您|是不是|有没有|能不能|可不可以)|[吗呢]", re.I)
@@ -255,7 +265,7 @@ _ADDRESSED = re.compile(
     r",?\s+(?:please\s+)?(?:use|say|call|send|add|mention|answer|reply|respond|write|talk|speak|give|tell|ask|remind|suggest|recommend|show|start|"
     r"end|include|bring|put|make|be|assume|correct|apologi[sz]e|explain|sign|greet|translate|format|list|swear|curse|using|saying|calling|sending|"
     r"adding|asking|mentioning|it|me|my|with|in|to|more|less|short|brief|concise|formal|casual|emojis?|[a-z]+ly)\b"
-    r"|\b(?:from now on|going forward|in (?:the )?future)\b|[\u4e00-\u9fff]",
+    r"|\b(?:from now on|going forward|in (?:the )?future)\b|[" + HAN + r"]",
     re.I,
 )
 _POLITE = re.compile(r"^(?:could|can|would|will) you(?: please)?,?\s+(?=(?:please )?(?:keep|be|use|answer|reply|write|talk|speak|call|stop|avoid|always|never)\b)(?P<rest>.*?)\s*\?\s*$", re.I)

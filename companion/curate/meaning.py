@@ -15,11 +15,12 @@ import re
 from typing import Callable
 
 from companion.memory.dedupe import normalize
+from companion.memory.lang import HAN, HAN_CHAR
 
 Matcher = Callable[[str], bool]  # called with normalized entry text (memory.dedupe.normalize)
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+_CJK = HAN_CHAR
 _FUNCTION = {
     "it", "that", "this", "those", "these", "them", "everything", "all", "about", "me", "my", "mine", "the", "a", "an", "what",
     "i", "i'm", "im", "i've", "said", "just", "please", "you", "your", "there", "thing", "things", "stuff", "and", "or", "of",
@@ -63,7 +64,7 @@ _ZH_GENERIC = re.compile(r"喜欢|爱吃|爱喝|住在|工作|上班|在学|学�
 def _pairs(text: str) -> list[str]:
     stripped = _ZH_FUNCTION.sub(" ", text)
     for reading in (_ZH_GENERIC.sub(" ", stripped), stripped):  # the specific words; the generic ones if nothing else
-        chunks = [c for c in re.split(r"[^\u4e00-\u9fff]+", reading) if c]
+        chunks = [c for c in re.split(r"[^" + HAN + r"]+", reading) if c]
         pairs = [p for p in dict.fromkeys(c[i:i + 2] for c in chunks for i in range(max(1, len(c) - 1))) if len(p) == 2]
         if pairs:
             return pairs

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from companion.agent.memory_requests import MemoryRequests, forget_everywhere, forget_matcher
+from companion.curate.gate import forget_matcher
+from companion.curate.requests import MemoryRequests, forget_everywhere
 from companion.memory.daylog import DayLog, read_file
 from companion.memory.forget import FORGOTTEN, scrub_text
 from companion.memory.longterm import LongTermStore

@@ -14,7 +14,7 @@ from companion.errors import PortabilityError, UnrecognizedSourceError, UnsafeAr
 from companion.portability.backup import backups_dir
 from companion.memory.daylog import DayLog, read_file
 from companion.memory.longterm import LongTermStore
-from companion.portability.merge import entries
+from companion.memory.entries import blocks as entries
 from companion.memory.setup import ensure_home
 from companion.portability.skill_export import ExportOptions, export_memory
 from companion.portability.skill_import import import_memory

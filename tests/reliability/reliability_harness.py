@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from companion.agent.memory_requests import MemoryRequests
+from companion.curate.requests import MemoryRequests
 from companion.agent.tools import ToolExecutor
 from companion.errors import ConflictError
 from companion.llm.base import ToolCall

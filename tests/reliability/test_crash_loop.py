@@ -17,7 +17,7 @@ import pytest
 HARNESS = Path(__file__).with_name("reliability_harness.py")
 SOAK = float(os.environ.get("COMPANION_SOAK_SECONDS", "0"))
 
-pytestmark = pytest.mark.skipif(os.name != "posix", reason="the crash loop forks and sends SIGKILL")
+pytestmark = [pytest.mark.reliability, pytest.mark.skipif(os.name != "posix", reason="the crash loop forks and sends SIGKILL")]
 
 
 def run_harness(*args: str, timeout: float) -> dict:

@@ -18,6 +18,8 @@ from companion.paths import Home
 from companion.curate.gate import MemoryWriter
 from companion.memory.history import Actor
 
+pytestmark = pytest.mark.reliability
+
 REAL_WRITE = os.write
 REAL_REPLACE = os.replace
 REAL_FSYNC = os.fsync

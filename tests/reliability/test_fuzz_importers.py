@@ -11,6 +11,7 @@ import zipfile
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,6 +24,8 @@ from companion.portability.skill_import import import_memory
 from companion.paths import LONG_TERM_FILES, Home
 from companion.curate.gate import MemoryWriter
 from companion.memory.history import Actor
+
+pytestmark = pytest.mark.reliability
 
 EXAMPLES: Counter[str] = Counter()
 FUZZ = settings(

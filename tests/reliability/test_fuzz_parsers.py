@@ -24,6 +24,8 @@ from companion.memory.setup import ensure_home
 from companion.paths import Home
 from companion.memory.history import Actor
 
+pytestmark = pytest.mark.reliability
+
 # Examples tried per target; bench/reliability_report.py reads this counter.
 EXAMPLES: Counter[str] = Counter()
 FUZZ = settings(

@@ -19,6 +19,8 @@ from hostile_corpus import (
     run_escape_calls, run_unasked_calls,
 )
 
+pytestmark = pytest.mark.reliability
+
 
 def test_hostile_messages_with_a_scripted_model(home: Home, clock) -> None:
     result = run_corpus(home, lambda: ScriptedBackend(supports_tools=True), clock)

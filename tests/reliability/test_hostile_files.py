@@ -10,6 +10,8 @@ from companion.memory.longterm import LongTermStore
 from companion.paths import Home
 from companion.memory.history import Actor
 
+pytestmark = pytest.mark.reliability
+
 
 def test_deeply_nested_json_line_is_skipped_not_fatal(home: Home, clock) -> None:
     log = DayLog(home.days, clock)

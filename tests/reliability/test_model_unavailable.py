@@ -15,6 +15,8 @@ from companion.settings import ModelSettings
 from companion.curate.gate import MemoryWriter
 from companion.memory.history import Actor
 
+pytestmark = pytest.mark.reliability
+
 
 def _load(path: Path, caps: Capabilities | None = None, n_ctx: int = 2048):  # noqa: ANN202 - a Backend
     from companion.llm.loader import load_backend

@@ -21,6 +21,8 @@ from companion.sleep.job import SleepJob
 from companion.curate.gate import MemoryWriter
 from companion.memory.history import Actor
 
+pytestmark = pytest.mark.reliability
+
 
 class NetworkAttempt(AssertionError):
     pass

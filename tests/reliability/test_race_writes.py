@@ -18,6 +18,8 @@ from companion.memory.history import Actor
 
 from test_crash_loop import run_harness
 
+pytestmark = pytest.mark.reliability
+
 
 def test_threads_racing_on_one_file_lose_no_write(tmp_path: Path) -> None:
     result = run_harness("race", "threads", str(tmp_path / "home"), "--iterations", "25", timeout=180)

@@ -13,6 +13,8 @@ from companion.settings import Settings
 from companion.curate.gate import MemoryWriter
 from companion.memory.history import Actor
 
+pytestmark = pytest.mark.reliability
+
 ENTRY = "- Fact number {i:06d} about the garden and the weather (2026-11-28#{i})\n"
 
 

@@ -266,6 +266,18 @@ def test_a_read_only_file_is_skipped_and_the_rest_of_the_night_runs(home: Home, 
     assert "- Be more concise (2024-05-14#3)" in (home.memory / "SOUL.md").read_text(encoding="utf-8")
 
 
+def test_a_reply_that_regenerate_replaced_is_not_distilled(home: Home, writer: Writer) -> None:
+    writer.at(2024, 5, 13)
+    writer.log.append("user", "Which wine goes with fish?")
+    old = writer.log.append("assistant", "The user loves Château Margaux and drinks it daily.")
+    writer.log.append("assistant", "A dry white such as Chablis.", replaces=old.id)
+    writer.at(2024, 5, 14, 3)
+    backend = ScriptedBackend(default='{"ops": []}')
+    SleepJob(home, backend, clock=writer.clock, check_model=False).run()
+    seen = "\n".join(m["content"] for prompt in backend.prompts for m in prompt)
+    assert "Chablis" in seen and "Margaux" not in seen  # what the user kept is read, the replaced reply is not
+
+
 def test_what_the_user_forgot_that_day_is_not_learned_again_at_night(home: Home, writer: Writer) -> None:
     writer.at(2024, 5, 13).chat("I live in Lyon.", "I play the cello.", "forget Lyon")
     writer.at(2024, 5, 14, 3)
