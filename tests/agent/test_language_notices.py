@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from companion.agent.memory_requests import MemoryRequests
+from companion.curate.requests import MemoryRequests
 from companion.memory.daylog import DayLog
 from companion.memory.longterm import LongTermStore
 from companion.memory.setup import ensure_home

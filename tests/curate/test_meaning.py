@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion.agent.memory_requests import MemoryRequests
+from companion.curate.requests import MemoryRequests
 from companion.curate.gate import MemoryWriter
 from companion.curate.meaning import content_words, forget_matcher
 from companion.memory.dedupe import normalize
@@ -76,7 +76,7 @@ def test_no_keeps_them_and_another_message_drops_the_question(home: Home) -> Non
 
 
 def test_forget_everywhere_offers_the_same_matches(home: Home) -> None:
-    from companion.agent.memory_requests import forget_everywhere
+    from companion.curate.requests import forget_everywhere
     from companion.memory.daylog import DayLog
 
     requests = _requests(home)
