@@ -11,14 +11,15 @@ from typing import Any, Callable
 
 from companion.errors import CompanionError
 from companion.llm.base import Backend, GenerationOptions, Message, collect
+from companion.memory.ledger import Ledger
 from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record
+from companion.curate import listen
 from companion.curate.apply import Context
 from companion.curate.gate import MemoryWriter
 from companion.curate.policy import Actor
 from companion.curate.ops import APPLIED, MAX_TEXT, MIN_TEXT, Op, Outcome
 from companion.curate.extract import extract
-from companion.memory.lang import HAN
 
 log = logging.getLogger(__name__)
 
@@ -27,9 +28,7 @@ RECENT = 3
 MAX_LEARN_CHARS = 4000  # a pasted document is not a statement about the user
 TARGETS = {"USER": ("USER.md", "Profile"), "MEMORY": ("MEMORY.md", "Facts")}
 _ABOUT_SELF = re.compile(r"\b(i|i'm|i am|i've|i'd|i'll|my|me|mine|we|our)\b|我", re.I)
-_WORD = re.compile(r"[^\W\d_]{3,}|[" + HAN + r"]", re.UNICODE)
 _SMALL_TALK = re.compile(r"^\s*(ok(ay)?|thanks?( you)?|thx|cool|nice|great|yes|no|sure|hi|hello|hey|bye|good (morning|night)|好的?|谢谢|嗯|哈+)\W*$", re.I)
-_STOPWORDS = {"the", "and", "user", "user's", "that", "this", "with", "has", "have", "likes", "like", "is", "are", "was"}
 
 PROMPT = (
     "Extract at most 3 lasting facts about the user from this exchange: who they are, what they like, "
@@ -69,11 +68,7 @@ def worth_learning(user: Record, used_memory_tool: bool) -> bool:
 
 def grounded(fact: str, source: str) -> bool:
     """Most content words of a model's fact must appear in what the user said (no invented facts)."""
-    words = [w.casefold() for w in _WORD.findall(fact) if w.casefold() not in _STOPWORDS]
-    if not words:
-        return False
-    said = source.casefold()
-    return sum(1 for w in words if w in said) / len(words) >= 0.6
+    return listen.grounded(fact, source)
 
 
 def model_ops(backend: Backend, user: Record, reply: Record | None) -> list[Op]:
@@ -117,6 +112,7 @@ class DaytimeLearner:
         self._thread: threading.Thread | None = None
         self._view: Backend | None = None
         self._recent: list[Record] = []  # the user's last messages, so "sorry, I meant Lille" finds "I live in Lyon"
+        self.ledger = Ledger(store.home.state)
 
     def after_turn(self, user: Record, reply: Record | None, used_memory_tool: bool) -> list[Outcome]:
         if not worth_learning(user, used_memory_tool):
@@ -124,6 +120,7 @@ class DaytimeLearner:
         ops = [op for op in extract([user], context=self._recent) if op.file != "SOUL.md"][:MAX_FACTS]
         self._recent = [*self._recent, user][-RECENT:]
         outcomes = self.apply(ops, user, reply)
+        self.ledger.note(user.id, [op.key() for op in ops])  # the night learns only what the day missed
         learned = [o for o in outcomes if o.status in APPLIED]
         backend = self.background_backend()
         busy = self._thread is not None and self._thread.is_alive()  # one background pass at a time

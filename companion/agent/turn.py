@@ -193,6 +193,11 @@ class Agent:
         notes: list[str] = []
         changed = False
         request = parse_request(text, user_record.timestamp)
+        answer = None if private or request is not None else self.requests.confirm(text)  # "yes" to a forget
+        if answer is not None:
+            notes.append(answer.note)
+            changed = answer.changed
+            yield MemoryNote(answer.note, changed=answer.changed)
         if private:
             self.privacy.turns += 1
             if request is not None:

@@ -18,6 +18,7 @@ from companion.memory.dedupe import find_entries, is_duplicate
 from companion.curate.dates import absolutize, has_relative_date
 from companion.curate.ops import SECTIONS, Op, Outcome
 from companion.curate.extract import SLOTS, extract, own_words, slot_matches, slot_of
+from companion.curate.slots import canonical
 from companion.memory.lang import has_han
 
 log = logging.getLogger(__name__)
@@ -80,7 +81,7 @@ def validate(op: Op, body: str, ctx: Context) -> tuple[Op | None, str]:
     anchor = ctx.records[sources[0]].day
     if op.origin == "model":
         text = in_entry_form(text, ctx.records[sources[0]])
-    if not _RECURRING.match(text):  # a birthday recurs: "March 3rd" is not next year's March 3rd
+    if not _RECURRING.match(text) and not listen.habitual(text):  # a birthday or a habit recurs: it is no one date
         text = absolutize(text, anchor)
     if has_relative_date(text):
         return None, "uses a relative date that could not be resolved"
@@ -92,7 +93,10 @@ def validate(op: Op, body: str, ctx: Context) -> tuple[Op | None, str]:
             ctx.refused_sensitive += 1
         return None, decision.reason
     if op.origin == "model":  # the rules read the statement itself; a model's paraphrase is checked against it
-        why = listen.doubt(decision.text, own_words(listen.own_part(grounds)))
+        own = own_words(listen.own_part(grounds))
+        if not listen.grounded(op.text, own, 0.5):  # pasted, quoted or invented: not the user's own words
+            return None, "it is not in the user's own words (pasted, quoted or invented)"
+        why = listen.doubt(decision.text, own)
         if why:
             return None, why
     relearned = _corrected_since(decision.text, body, sources)
@@ -145,35 +149,42 @@ def plan(name: str, body: str, ops: list[Op], ctx: Context) -> tuple[str, list[O
     return body, outcomes
 
 
-def _targets(body: str, old: str, file: str) -> list[str]:
+def _targets(body: str, old: str, file: str, sources: list[str] | None = None) -> list[str]:
     """Entries an update replaces: `old` names one entry, or alternative slots ("Is a vegan|Is a vegetarian")."""
     found: list[str] = []
+    old = canonical(old)
     is_slot = old in SLOTS
     for part in old.split("|"):
-        if "*" in part:  # a slot with a hole: "在*工作" names "在腾讯工作"
+        if "*" in part or part.startswith("@"):  # a slot with a hole ("在*工作" names "在腾讯工作") or a named form
             lines = [l for l in E.active_entries(body) if slot_matches(part, E.entry_text(l))]
         else:
             lines = find_entries(body, part)
         if is_slot:  # "Is a" names a job, not "Is a vegetarian", which fills a slot of its own
             lines = [l for l in lines if slot_of(file, E.entry_text(l)) in (old, None)]
+            # two facts of one message ("I'm a nurse and I work nights") do not replace each other
+            lines = [l for l in lines if not set(E.cited_ids(l)) <= set(sources)] if sources else lines
         found.extend(line for line in lines if line not in found)
     return found
 
 
 def _retire(body: str, op: Op, today: date) -> tuple[str, Outcome]:
     """A past habit ("I don't teach anymore") marks the entry that states it superseded."""
-    target = next((l for l in E.active_entries(body) if retires(op.old, E.entry_text(l))), None)
-    if target is None:
+    if op.old in SLOTS:  # "I quit my job": every entry of the slot, but not what this message says
+        found = [l for l in E.active_entries(body) if slot_of(op.file, E.entry_text(l)) == op.old and not set(E.cited_ids(l)) <= set(op.sources)]
+    else:
+        found = [l for l in E.active_entries(body) if retires(op.old, E.entry_text(l))][:1]
+    if not found:
         return body, Outcome(op, "skipped", f"no entry about {op.old!r}")
-    marked = E.supersede_line(target, today)
-    return E.replace_line(body, target, [marked]), Outcome(op, "retired", line=marked, old_line=target)
+    for target in found:
+        body = E.replace_line(body, target, [E.supersede_line(target, today)])
+    return body, Outcome(op, "retired", line=E.supersede_line(found[0], today), old_line=found[0])
 
 
 def _apply_one(body: str, op: Op, today: date) -> tuple[str, Outcome]:
     if op.kind == "retire":
         return _retire(body, op, today)
     line = E.format_entry(op.text, op.sources)
-    targets = _targets(body, op.old, op.file) if op.kind in ("update", "supersede") and op.old else []
+    targets = _targets(body, op.old, op.file, op.sources) if op.kind in ("update", "supersede") and op.old else []
     if op.kind == "supersede" and not targets:
         return body, Outcome(op, "refused", f"no entry matching {op.old!r} to supersede")
     if not targets:

@@ -166,6 +166,8 @@ def plan(bodies: dict[str, str], today: date) -> tuple[dict[str, str], list[Outc
                 kept.remove(twin)
             slot = slot_of(file, text)
             rival = slots.get(slot) if slot else None
+            if rival is not None and set(E.cited_ids(rival[1])) == set(E.cited_ids(line)):
+                rival = None  # two facts of one message ("I'm a nurse and I work nights") stand together
             rival = rival or kept.denial_of(file, text)
             if rival is not None:
                 older, newer = sorted([rival[1], line], key=_newest)

@@ -122,8 +122,40 @@ _ZH_VERB = re.compile(r"^(?:喝|吃|抽|玩|看|用|开|打)(?=[" + HAN + r"]{2}
 _WORD = re.compile(r"[a-z']+")
 
 
+_EN_OVER = re.compile(
+    r"^(?:(?:so|and|well|btw|update|news)[,:]?\s+)*(?P<a>[A-Z][\w'-]*(?: [A-Z][\w'-]*)*|my [\w' -]{2,30}?) (?:is|are|'s) (?:so )?(?:over|done|finished|history|behind (?:me|us))\b"
+    r"|\b(?:I'?m|I am|we'?re|we are) (?:so |totally |completely )?(?:done|finished|through) with (?!(?:this|that|it|today|tonight|you|them|him|her|everything|life|people|work for|for)\b)(?P<b>[^,.!?;]{2,40})"
+    r"|\b(?:I|we) (?:cancell?ed|ended|dropped|left|quit) (?:my |our |the )?(?P<c>[^,.!?;]{2,40}?)(?: membership| subscription| course| classes| lessons)?(?=$|[,.!?;]| and\b| for\b| because\b)"
+    r"|\bno more (?P<d>[^,.!?;]{2,30})",
+    re.I,
+)
+_ZH_OVER = re.compile(r"(?P<a>[" + HAN + r"]{2,6}?)(?:的[" + HAN + r"]{1,2})?我?(?:已经)?(?:退了|不去了|不做了|不干了|不练了|不学了|停了|结束了|放弃了)")
+_PASSING = re.compile(r"\b(?:today|tonight|this (?:week|morning|evening|afternoon|year)|for now|for the day|for today|yet|meeting|class|lesson|game|match|party|show|film|movie|season|episode)\b|今天|今晚|这周|暂时", re.I)
+# what leaving a job says: the job, whatever it was, is over
+_QUIT_JOB = re.compile(r"\b(?:I|I've|I have) (?:just )?(?:quit|left|resigned from|lost) (?:my|the) (?:job|position|role|work)\b|\bI (?:just )?(?:retired|resigned|got (?:fired|laid off|made redundant))\b"
+                       r"|^我(?:已经|刚|刚刚)?(?:辞职|离职|退休|失业|被裁|被辞退)了?|我(?:已经|刚)?(?:把工作辞了|不上班了)")
+
+
+def quits_job(clause: str) -> bool:
+    """Whether a clause says the user's job is over ("I quit my job", "我辞职了")."""
+    return bool(_QUIT_JOB.search(clause))
+
+
 def retired(clause: str) -> str | None:
-    """What a past-habit clause says the user no longer does ("teach", "住在广州"), or None."""
+    """What a past-habit clause says the user no longer does ("teach", "住在广州"), or None:
+    "I don't teach anymore", "Leeds is over", "done with the gym", "健身卡我退了"."""
+    over = (_ZH_OVER if _CJK.search(clause) else _EN_OVER).search(clause)
+    if over and _PASSING.search(clause):  # "done with work for today", "the meeting is over": no lasting change
+        over = None
+    if over and over.group(0)[:1].isupper() and over.group(0).split()[0] in ("The", "This", "That", "It", "Today", "School", "Work"):
+        over = None
+    if over:
+        activity = next(g for g in over.groups() if g)
+        if _CJK.search(activity):
+            activity = re.sub(r"(?:卡|会员|课)$", "", activity) or activity
+            return activity if len(activity) >= 2 else None
+        keys = [w for w in _WORD.findall(activity.lower()) if w not in _SKIP and len(w) >= 3]
+        return " ".join(keys) or None
     match = (_ZH_PAST if _CJK.search(clause) else _EN_PAST).search(clause)
     if not match:
         return None

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Callable
 
-from companion.curate import policy
+from companion.curate import meaning, policy
 from companion.curate.apply import Context, move_past_upcoming, plan
 from companion.curate.compact import append_archive, compact
 from companion.curate.consolidate import FILES as AUDITED, plan as audit_plan
@@ -26,7 +26,6 @@ from companion.memory import maintenance
 from companion.memory.dedupe import find_duplicate_entry, normalize
 from companion.memory.document import Document, parse_document, split_frontmatter
 from companion.memory.history import Version
-from companion.memory.lang import HAN_CHAR
 from companion.memory.records import Record
 from companion.memory.longterm import LongTermStore, all_replaced, appended, edited, section_replaced
 
@@ -39,31 +38,12 @@ Matcher = Callable[[str], bool]
 
 # -- what a "forget" names ------------------------------------------------------------------
 
-_WORDS = re.compile(r"[^\W_]+", re.UNICODE)
-_CJK = HAN_CHAR
-_VAGUE = {
-    "it", "that", "this", "those", "these", "them", "everything", "all", "about", "me", "my", "the", "a", "an",
-    "what", "i", "said", "just", "please", "you", "there", "thing", "stuff", "我", "这个", "那个", "它", "这", "那", "吧",
-}
-
-
 def forget_matcher(what: str) -> Matcher | None:
-    """A test for entries to forget: every meaningful word of `what`, as a whole word (CJK: as text).
+    """A test for the entries a forget request means, by its content words (`curate/meaning.py`).
 
     None when `what` names nothing specific ("it", "that"), so nothing is removed by accident.
     """
-    target = normalize(what)
-    if _CJK.search(target):
-        core = target
-        for vague in sorted((v for v in _VAGUE if _CJK.search(v)), key=len, reverse=True):
-            core = core.replace(vague, "")
-        core = core.strip()
-        return (lambda line: core in line) if len(core) >= 2 else None
-    words = [w for w in _WORDS.findall(target) if w not in _VAGUE]
-    if not words or all(len(w) < 3 for w in words):
-        return None
-    patterns = [re.compile(rf"(?<![^\W_]){re.escape(w)}(?![^\W_])") for w in words]
-    return lambda line: all(p.search(line) for p in patterns)
+    return meaning.forget_matcher(what)
 
 
 def forgotten_later(op: Op, records: dict[str, Record], forgets: list[tuple[Record, Matcher]]) -> bool:

@@ -24,7 +24,7 @@ SARCASM = re.compile(
     r"|just what i needed|sure,? because|as if|thanks a lot|how fantastic|what a joy|my favou?rite thing|totally my favou?rite"
     r"|nothing i love more|because that'?s (?:so )?fun|love (?:waiting|being stuck|getting stuck|sitting in)|i just adore (?:waiting|being)"
     r"|said no one ever|best day ever|/s|wow,? i (?:just |really )?love|i love how|oh yeah,|so much fun[.!]*$"
-    r"|(?:love|enjoy|adore|like)\s+(?:\w+\s+){0,3}(?:being stuck|stuck|waiting|being put on hold|on hold|delayed|cancel+ed|crash\w*|traffic jams?|queues?|taxes|overtime|being yelled at))\b|\bnot\.\s*$|🙄|😒|（并不）|\(并不\)|呵呵|真是太好了呢|可真行|好棒棒|我可太喜欢.{0,10}了呢|真是.{0,6}呢|喜欢(?:加班|堵车|排队|被.{0,4}骂|挨骂)",
+    r"|(?:love|enjoy|adore|like)\s+(?:\w+\s+){0,3}(?:being stuck|stuck|waiting|being put on hold|on hold|delayed|cancel+ed|crash\w*|traffic jams?|queues?|taxes|overtime|being yelled at))\b|\bnot\.\s*$|🙄|😒|才怪|（并不）|\(并不\)|呵呵|真是太好了呢|可真行|好棒棒|我可太喜欢.{0,10}了呢|真是.{0,6}呢|喜欢(?:加班|堵车|排队|被.{0,4}骂|挨骂)",
     re.I,
 )
 HYPOTHETICAL = re.compile(
@@ -46,8 +46,16 @@ PASTE_LEAD = re.compile(
     r"(?:\b(?:here(?:'s| is) (?:an?|the|this|some)\b[^:\n]{0,60}|i found (?:this|an?)\b[^:\n]{0,60}|copied from\b[^:\n]{0,60}"
     r"|(?:an? )?(?:article|post|forum|email|message|thread|comment|text|snippet)\b[^:\n]{0,40}(?:says|said|reads|wrote)"
     r"|quote|quoting|forwarded message|pasting|pasted|from (?:a|the|an) (?:forum|website|article|blog|post|email|book))\s*[:：]"
-    r"|(?:转发|复制|粘贴|摘自|引用|网上看到|文章说|帖子说|有人说|别人写)[^：:\n]{0,20}[：:])",
-    re.I,
+    r"|(?:转发|复制|粘贴|摘自|引用|网上看到|文章说|帖子说|有人说|别人写)[^：:\n]{0,20}[：:])"
+    # material the user hands over to work on: "Translate into French: ...", "fix this:", "帮我翻译成英文：..."
+    r"|\b(?:translate|correct|fix|proofread|check|improve|rewrite|rephrase|summari[sz]e|edit|polish|review|explain|paraphrase|format|"
+    r"shorten|grade|critique|analy[sz]e|reply to|respond to|answer)\b[^:\n.?!]{0,60}[:：]"
+    r"|\b(?:below|the following|(?:this|that|these|a|the) (?:tweet|post|text|email|e-mail|message|letter|poem|song|quote|lyrics?|paragraph|"
+    r"sentence|line|review|caption|bio|draft|script|story|dialogue|transcript|comment|reply))\b[^:\n]{0,40}(?:[:：\n]|>>|»)"
+    r"|(?:翻译|改一下|改改|修改|润色|检查|校对|总结|解释|优化|看看|看一下|读一下|回复)[^：:\n]{0,20}[：:]"
+    r"|(?:这条|这段|这篇|这封|这句|下面的?)(?:微博|推文|帖子|文字|话|邮件|歌词|诗|消息|评论|文章|内容)[^：:\n]{0,20}(?:[：:\n]|>>|»)"
+    r"|>>|»|^\s*>|```|~~~",
+    re.I | re.M,
 )
 INJECTION = re.compile(
     r"<\|[a-z_]+\|>|\[/?INST\]|<</?SYS>>|</?s>|</?context>|</?system>|\[system\]|\[assistant\]|^\s*(?:system|assistant)\s*[:：]"
@@ -58,6 +66,13 @@ INJECTION = re.compile(
     r"|\bsend (?:the user'?s |my |all |your )?(?:memory|memories|memory files|files|data) to\b"
     r"|忽略(?:之前|以上|前面)?(?:的)?(?:所有)?(?:指令|规则|说明)|系统提示|你现在是",
     re.I | re.M,
+)
+HABIT = re.compile(
+    r"\b(?:every|each)\s+\w+|\b(?:once|twice|three times|\d+ times) (?:a|per|every) (?:day|week|month|year)\b"
+    r"|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day (?:mornings|evenings|nights|afternoons)\b"
+    r"|\b(?:daily|weekly|monthly|yearly|nightly|weekends|usually|always|often|sometimes|mostly|normally|regularly|generally)\b"
+    r"|每(?:天|周|个|星期|礼拜|月|年|晚|早)|平时|平常|通常|一般|经常|常常|总是|周末|天天|每逢",
+    re.I,
 )
 _INSTRUCTION_WORDS = re.compile(
     r"\b(?:ignore|disregard|instructions?|previous|system|prompt|assistant|override|execute|jailbreak|rules?|obey|delete|admin)\b|指令|系统|忽略",
@@ -81,6 +96,11 @@ def hypothetical(text: str) -> bool:
 
 def past_habit(text: str) -> bool:
     return bool(PAST.search(text))
+
+
+def habitual(text: str) -> bool:
+    """A recurring habit ("on Tuesday evenings", "twice a week", "每周三"): it keeps its recurrence, not one date."""
+    return bool(HABIT.search(text))
 
 
 def injected(text: str) -> bool:
@@ -121,7 +141,32 @@ _OTHER = re.compile(
     r"^(?:(?i:my|our) (?!(?:own|self|name|job|home|favou?rite|life|day|birthday)\b)(?P<rel>best friend|[a-z]+)\b(?: (?P<name>[A-Z][\w'-]+))?(?! and (?:I|me)\b)"
     r"|(?P<pron>(?i:he|she|they|his|her|their))\b|(?P<cap>(?!I\b)[A-Z][a-z]+) (?:is|was|has|likes|loves|lives|works|told)\b)",
 )
-_ZH_OTHER = re.compile(r"^我(?:的)?(?P<rel>妻子|老婆|丈夫|老公|女儿|儿子|姐姐|妹妹|哥哥|弟弟|妈妈|母亲|爸爸|父亲|男朋友|女朋友|老板|朋友|同事|邻居|室友|同学)|^(?:他|她|他们)")
+_ZH_PEOPLE = ("妻子|老婆|丈夫|老公|女儿|儿子|姐姐|妹妹|哥哥|弟弟|妈妈|母亲|爸爸|父亲|男朋友|女朋友|老板|朋友|同事|邻居|室友|同学|爷爷|奶奶"
+              "|外公|外婆|姥姥|姥爷|孩子|闺女|家人|父母|爸妈|对象|媳妇|老婆婆|公公|婆婆|岳父|岳母|表哥|表姐|表妹|表弟|堂哥|堂姐|叔叔|阿姨|舅舅|姑姑|猫|狗")
+_ZH_OTHER = re.compile(r"^我(?:的)?(?P<rel>" + _ZH_PEOPLE + r")|^(?:他|她|他们|她们)")
+RELATIONS = (r"wife|husband|partner|girlfriend|boyfriend|son|daughter|sister|brother|mother|mom|mum|father|dad|friend|best friend|boss|"
+             r"cat|dog|kitten|puppy|parrot|rabbit|hamster|horse|grandmother|grandma|grandfather|grandpa|aunt|uncle|cousin|niece|"
+             r"nephew|fiancée?|fiancé|roommate|flatmate|colleague|coworker|co-worker|neighbou?r|kids?|children|child|baby|parents|family")
+_OTHER_SUBJECT = re.compile(r"^(?:(?:so|and|but|also|btw|oh)[, ]+)*(?:(?i:my|our) (?:\w+ )?(?i:" + RELATIONS + r")s?\b(?! and (?:I|me)\b)"
+                            r"|(?i:he|she|they|his|her|their)\b)")
+
+
+def other_subject(clause: str) -> bool:
+    """Whether a clause is about someone else: "my brother lives in Oslo", "我爸爸退休了", "she is a vet"."""
+    return bool(_OTHER_SUBJECT.match(clause) or _ZH_OTHER.match(clause))
+
+
+_GENERIC_WORDS = {"the", "and", "user", "user's", "that", "this", "with", "has", "have", "likes", "like", "is", "are", "was", "their", "they"}
+
+
+def grounded(fact: str, said: str, share: float = 0.6) -> bool:
+    """Whether most content words of `fact` (CJK: characters) are in what the user `said` in their own voice:
+    a model's fact must come from the user's words, not from a paste, a quote or its own invention."""
+    words = [w.casefold() for w in _WORDS.findall(fact) if w.casefold() not in _GENERIC_WORDS]
+    if not words:
+        return False
+    said = said.casefold()
+    return sum(1 for w in words if (w[:5] if len(w) > 5 else w) in said) / len(words) >= share
 
 
 def grounding_sentence(fact: str, text: str) -> str:
@@ -149,6 +194,8 @@ def doubt(fact: str, text: str) -> str | None:
     if sentence.endswith(("?", "？")):
         return "the user asked, not stated"
     other = _OTHER.match(sentence) or _ZH_OTHER.match(sentence)
+    if other and other.groupdict().get("rel") and other.re is _OTHER and not re.fullmatch(f"(?:{RELATIONS})s?", other.group("rel"), re.I):
+        other = None  # "my hobby is ...", "my allergies: ..." are the user's own
     if other:
         names = [g for g in other.groups() if g]
         if not any(w.casefold() in fact.casefold() for n in names for w in n.split()):

@@ -41,7 +41,7 @@ from enum import Enum
 from companion.curate import listen
 from companion.curate.extract import own_words
 from companion.curate.ops import MAX_TEXT, MIN_TEXT
-from companion.curate.sensitive import find_contact, find_sensitive
+from companion.curate.sensitive import find_contact, find_sensitive, scan
 from companion.memory import entries as E
 from companion.memory.dedupe import find_duplicate_entry
 from companion.memory.lang import cjk_count
@@ -50,7 +50,8 @@ from companion.memory.history import Actor
 from companion.memory.section_names import canonical
 
 __all__ = ["Actor", "Code", "Decision", "Proposal", "asked_for", "approval_reason", "check_block", "check_change",
-           "check_text", "decide", "audit_refusal", "rewrite_refusal", "dropped_share", "grounds_refusal", "import_refusal"]
+           "check_digest_line", "check_text", "decide", "audit_refusal", "rewrite_refusal", "dropped_share", "grounds_refusal",
+           "import_refusal"]
 
 FACT_FILES = ("USER.md", "MEMORY.md")  # one fact, one place: duplicates are checked across both
 
@@ -151,6 +152,21 @@ def check_text(text: str, actor: Actor) -> Decision:
     if len(_LETTERS.findall(E.ID.sub("", text))) < 3:
         return _refuse(Code.SHAPE, text, "it is not a statement")
     return Decision(True, Code.OK, text, note=note)
+
+
+def check_digest_line(text: str) -> Decision:
+    """Rules 1-3 for a line of a day, week, month or year digest, exactly as for an entry: a secret, contact
+    data or an injected instruction never reaches a digest, whoever wrote the line (the rules or a model)."""
+    text = " ".join(text.split())
+    found = scan(text)  # one pass of the detector: a digest has many lines
+    secret = next((f for f in found if f.is_secret), None)
+    if secret is not None:
+        return _refuse(Code.SECRET, text, f"it looks like {secret.label}, and secrets are never written to a digest")
+    if found:
+        return _refuse(Code.CONTACT, text, f"it holds {found[0].label}")
+    if listen.injected(text) or listen.paste_start(text) == 0:
+        return _refuse(Code.INJECTION, text, "it reads like an instruction to the assistant or pasted material")
+    return Decision(True, Code.OK, text)
 
 
 def _standing(proposal: Proposal) -> bool:

@@ -6,7 +6,8 @@ A statements file is JSON: {"statements": [...]} (or just the list), each statem
      "stored": ["Lives in Lille"],            # entries that must be written ([] = nothing may be)
      "supersedes": ["Lives in Lyon"],         # optional: entries that must end up superseded
      "existing": {"USER.md": ["Lives in Lyon"]},  # optional: entries already in the files
-     "history": ["I live in Lyon."],          # optional: the user's earlier messages that day
+     "history": ["I live in Lyon."],          # optional: the user's earlier messages that day, or
+                                              #   {"text": "...", "days_ago": 3} for an earlier day (a night runs between days)
      "role": "user",                          # optional: "assistant" for the companion's own words
      "also_ok": ["..."],                      # optional: entries that may be written as well
      "reply_says": "email"}                   # optional: a word the note for the reply must hold
@@ -52,7 +53,7 @@ class Statement:
     stored: list[str]
     supersedes: list[str] = field(default_factory=list)
     existing: dict[str, list[str]] = field(default_factory=dict)
-    history: list[str] = field(default_factory=list)
+    history: list[str | dict[str, Any]] = field(default_factory=list)
     role: str = "user"
     also_ok: list[str] = field(default_factory=list)
     reply_says: str | None = None
@@ -100,7 +101,9 @@ def _active(store: LongTermStore) -> list[str]:
 def run_statement(statement: Statement, root: Path) -> Result:
     home = Home(root)
     ensure_home(home, "en")
-    clock_now = [datetime(2026, 11, 30, 10, 0, tzinfo=timezone.utc)]
+    today = datetime(2026, 11, 30, 10, 0, tzinfo=timezone.utc)
+    earliest = max((int(h.get("days_ago", 0)) for h in statement.history if isinstance(h, dict)), default=0)
+    clock_now = [today - timedelta(days=earliest)]
 
     def clock() -> datetime:
         clock_now[0] += timedelta(seconds=1)
@@ -115,8 +118,16 @@ def run_statement(statement: Statement, root: Path) -> Result:
     requests = MemoryRequests(store)
     learner = DaytimeLearner(store, lambda: None, clock)
     notes: list[str] = []
-    for text in statement.history:
+    for item in statement.history:
+        text, days_ago = (item, 0) if isinstance(item, str) else (str(item["text"]), int(item.get("days_ago", 0)))
+        day = today - timedelta(days=days_ago)
+        if day.date() > clock_now[0].date():  # a new day: the night of the previous one ran
+            SleepJob(home, None, clock=clock, store=store).run()
+            clock_now[0] = day
         _turn(text, "user", daylog, requests, learner, notes)
+    if clock_now[0].date() < today.date():
+        SleepJob(home, None, clock=clock, store=store).run()
+        clock_now[0] = today
     before = _active(store)
     notes.clear()
     _turn(statement.text, statement.role, daylog, requests, learner, notes)
@@ -150,6 +161,26 @@ def run_all(statements: list[Statement]) -> list[Result]:
         for index, statement in enumerate(statements):
             results.append(run_statement(statement, Path(tmp) / str(index)))
     return results
+
+
+def by_category_language(results: list[Result]) -> dict[tuple[str, str], dict[str, int]]:
+    """{(category, lang): {facts, learned, wrongly_stored, missed, keep_out, kept_out}}: expected entries
+    learned and missed, entries written that were not expected, and statements that must store nothing kept out."""
+    table: dict[tuple[str, str], dict[str, int]] = defaultdict(
+        lambda: {"statements": 0, "facts": 0, "learned": 0, "wrongly_stored": 0, "missed": 0, "keep_out": 0, "kept_out": 0})
+    for result in results:
+        s = result.statement
+        row = table[(s.category, s.lang)]
+        row["statements"] += 1
+        wanted = len(s.stored) + len(s.supersedes)
+        row["facts"] += wanted
+        row["missed"] += len(result.missed)
+        row["learned"] += wanted - len([m for m in result.missed if not m.startswith("reply says")])
+        row["wrongly_stored"] += len(result.wrongly_stored)
+        if not s.stored and not s.supersedes:
+            row["keep_out"] += 1
+            row["kept_out"] += not result.wrongly_stored
+    return dict(table)
 
 
 def by_category(results: list[Result]) -> dict[str, dict[str, Any]]:

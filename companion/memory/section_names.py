@@ -119,3 +119,8 @@ def system_language(environ: Mapping[str, str] | None = None) -> str:
             return normalize_language(value)
     first = (env.get("LANGUAGE") or "").split(":")[0]
     return normalize_language(first)
+
+
+def body_language(body: str) -> str:
+    """The language a long-term file speaks, from its `## ` headings ('en' when none is translated)."""
+    return file_language(line[3:].strip() for line in body.splitlines() if line.startswith("## "))

@@ -17,7 +17,8 @@ from companion.atomic import atomic_write
 from companion.memory.daylog import DayLog
 from companion.memory.document import parse_document, render_front
 from companion.memory.records import Record
-from companion.curate.sensitive import flagged
+from companion.curate import listen
+from companion.curate.policy import check_digest_line
 from companion.paths import Home
 from companion.curate import extract as rules
 from companion.curate.dates import absolutize, has_relative_date
@@ -27,8 +28,9 @@ from companion.memory import entries as E
 log = logging.getLogger(__name__)
 
 DIGEST_VERSION = 1
+DIGEST_RULES = 2  # 2: every line passes the write policy; weeks summarize each day in one line
 DAY_EVENTS = 10
-WEEK_EVENTS_PER_DAY = 4
+WEEK_FACTS_PER_DAY = 4
 LINE_CHARS = 140
 MONTH_CHANGES = 12  # the extractive month keeps the most important stated changes, not every one
 YEAR_MILESTONES = 12
@@ -92,6 +94,8 @@ def _up_to_date(home: Home, path: Path, sources: list[Path]) -> bool:
     meta = _stored_meta(path) if path.exists() else None
     if not meta:
         return False
+    if meta.get("rules") != DIGEST_RULES:  # written under older rules: rebuilt under the current policy
+        return False
     stored = meta.get("source_fingerprints")
     wanted = {_relative(home, s): _fingerprint(s) for s in sources}
     return isinstance(stored, dict) and stored == wanted
@@ -100,6 +104,7 @@ def _up_to_date(home: Home, path: Path, sources: list[Path]) -> bool:
 def _write(home: Home, period: str, key: str, start: date, end: date, sources: list[Path], generator: str, body: str) -> Written:
     meta = {
         "schema_version": DIGEST_VERSION,
+        "rules": DIGEST_RULES,
         "period": period,
         "key": key,
         "start": start.isoformat(),
@@ -118,7 +123,10 @@ def _write(home: Home, period: str, key: str, start: date, end: date, sources: l
 
 def _short(text: str) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= LINE_CHARS else text[: LINE_CHARS - 1].rstrip() + "…"
+    if len(text) <= LINE_CHARS:
+        return text
+    cut = text[: LINE_CHARS - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut[LINE_CHARS // 2:] else cut).rstrip(" ,;:") + "…"
 
 
 def salience(record: Record) -> float:
@@ -138,17 +146,40 @@ def salience(record: Record) -> float:
     return score
 
 
+def allowed(text: str) -> bool:
+    """Whether a digest line passes the one policy: no secret, contact data or injected instruction."""
+    return bool(check_digest_line(text))
+
+
+def _said(record: Record) -> str:
+    """What the user said in their own voice (pasted or quoted material left out)."""
+    return listen.own_part(record.text).strip()
+
+
 def extractive_events(records: list[Record], limit: int) -> list[Record]:
-    """The most salient user turns, in time order; a line with a secret or contact data is never copied."""
-    candidates = [r for r in records if r.role == "user" and r.text.strip() and not r.private and not flagged(r.text)]
+    """The most salient user turns, in time order; a line the policy refuses is never copied."""
+    candidates = [r for r in records if r.role == "user" and _said(r) and not r.private and allowed(r.text)]
     chosen = sorted(candidates, key=salience, reverse=True)[:limit]
     order = {id(r): n for n, r in enumerate(records)}  # the day's time order (several computers' files)
     return sorted(chosen, key=lambda r: order[id(r)])
 
 
 def event_line(record: Record) -> str:
-    text = _short(absolutize(record.text, record.day))
+    text = _short(absolutize(_said(record), record.day))
     return E.format_entry(f"{record.timestamp:%H:%M} {text}", [record.id])
+
+
+def day_summary(records: list[Record]) -> str | None:
+    """What a day brought, in a few words: the facts and plans the user stated (as entries, third person),
+    else the day's most salient turn. One line that passes the policy, or None."""
+    said = [r for r in records if r.role == "user" and not r.private]
+    heard = [op for op in rules.extract(said) if op.kind not in ("retire", "revalue") and allowed(op.text)]
+    texts = list(dict.fromkeys(op.text for op in heard))[:WEEK_FACTS_PER_DAY]
+    if texts:
+        ids = list(dict.fromkeys(s for op in heard if op.text in texts for s in op.sources))[:4]
+        return f"{_short('; '.join(texts))} ({', '.join(ids)})"
+    top = extractive_events(said, 1)
+    return f"{_short(absolutize(_said(top[0]), top[0].day))} ({top[0].id})" if top else None
 
 
 # -- day ----------------------------------------------------------------------------
@@ -200,7 +231,7 @@ def model_day_lines(backend: Backend, day: date, records: list[Record], stats: M
         text = absolutize(" ".join(str(event.get("text", "")).split()), day)
         sources = [s for s in event.get("sources") or [] if s in by_id]
         letters = re.findall(r"[^\W\d_]", E.ID.sub("", text))
-        if (not sources or len(text) < 5 or len(letters) < 3 or flagged(text)
+        if (not sources or len(text) < 5 or len(letters) < 3 or not allowed(text)
                 or has_relative_date(text) or text.casefold() in seen or not _TIME.match(str(event.get("time", "")))):
             return None  # one bad line means the summary is not trustworthy
         seen.add(text.casefold())
@@ -224,12 +255,12 @@ def build_day(home: Home, daylog: DayLog, day: date, backend: Backend | None, st
 
 def build_week(home: Home, daylog: DayLog, key: str, days: list[date]) -> Written:
     start, end = week_span(key)
-    parts = [f"# Week {key} ({start.isoformat()} to {end.isoformat()})", "", "## Events, day by day"]
+    parts = [f"# Week {key} ({start.isoformat()} to {end.isoformat()})", "", "## What happened, day by day"]
     for day in days:
         records = daylog.read_day(day).records
         users = sum(1 for r in records if r.role == "user" and not r.private)
-        parts.append(f"\n### {day.isoformat()} ({day:%A}), {users} messages")
-        parts.extend(event_line(r) for r in extractive_events(records, WEEK_EVENTS_PER_DAY))
+        summary = day_summary(records)
+        parts.append(f"- {day.isoformat()} ({day:%A}, {users} messages): {summary or '(small talk)'}")
     return _write(home, "week", key, start, end, [p for d in days for p in daylog.files(d)], "extractive", "\n".join(parts))
 
 
@@ -256,14 +287,21 @@ def most_important(lines: list[str], limit: int) -> list[str]:
 def key_changes(records: list[Record]) -> list[str]:
     """Decisions, corrections, moves and dated events the user stated, as dated lines, most important first kept."""
     wanted = {"Decisions", "Corrections", "Timeline", "Upcoming"}
-    lines: list[str] = []
+    lines: dict[str, str] = {}  # line -> its text (what the policy checks)
     for op in rules.extract([r for r in records if not r.private]):
         if op.kind != "retire" and (op.section in wanted or op.old):
             day = op.sources[0].split("#")[0]
             text = op.text if E.Entry(op.text).day is not None else f"{day}: {op.text}"
-            if not flagged(text):
-                lines.append(E.format_entry(text, op.sources))
-    return most_important(list(dict.fromkeys(lines)), MONTH_CHANGES)
+            lines.setdefault(E.format_entry(text, op.sources), text)
+    order = list(lines)
+    ranked = sorted(range(len(order)), key=lambda i: (-importance(order[i]), i))
+    kept: list[int] = []
+    for index in ranked:  # the most important lines that pass the policy (checked only as far as needed)
+        if len(kept) == MONTH_CHANGES:
+            break
+        if allowed(lines[order[index]]):
+            kept.append(index)
+    return [order[i] for i in sorted(kept)]
 
 
 def build_month(home: Home, daylog: DayLog, key: str, days: list[date]) -> Written:
@@ -283,7 +321,7 @@ def build_year(home: Home, key: str, month_files: list[Path]) -> Written:
     for path in month_files:
         body = parse_document(path.name, path.read_text(encoding="utf-8")).body
         block = body.split("## Key decisions and changes", 1)[-1].split("\n## ", 1)[0]
-        milestones.extend(l for l in block.splitlines() if E.is_entry(l) and "(no decisions" not in l)
+        milestones.extend(l for l in block.splitlines() if E.is_entry(l) and "(no decisions" not in l and allowed(l))
     milestones = most_important(milestones, YEAR_MILESTONES)
     parts = [f"# {key}", "", "## Milestones", *(milestones or ["- (none recorded)"]), "", "## Months",
              *(f"- [{p.stem}](../month/{p.name})" for p in month_files)]

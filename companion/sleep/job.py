@@ -14,7 +14,9 @@ from companion.errors import SleepBusyError, SleepCancelledError
 from companion.llm.base import Backend
 from companion.memory.daylog import DayLog, now_local
 from companion.filelock import ProcessLock
+from companion.memory.ledger import Ledger
 from companion.memory.longterm import LongTermStore, locked_by_user
+from companion.memory.section_names import body_language
 from companion.memory.records import Record
 from companion.paths import Home
 from companion.curate import extract as rules
@@ -70,6 +72,8 @@ class SleepJob:
         self.daylog = DayLog(home.days, clock)
         self.reports = ReportStore(home)
         self.progress = progress or (lambda message: None)
+        self.ledger = Ledger(home.state)
+        self.known = 0
         self._cancel = threading.Event()
 
     @property
@@ -131,7 +135,9 @@ class SleepJob:
         started = self.clock()
         forgets = maintenance.generation(self.home)
         t0 = time.perf_counter()
-        report = SleepReport(new_report_id(started), started.isoformat(timespec="seconds"), dry_run=dry_run)
+        report = SleepReport(new_report_id(started), started.isoformat(timespec="seconds"), dry_run=dry_run,
+                             language=body_language(self.store.read("USER.md").body))
+        self.known = 0
         report.notes.extend(notes or [])
         cursor = Cursor.load(self.cursor_path)
         costs: dict[str, ModelStats] = {}
@@ -180,6 +186,7 @@ class SleepJob:
             report.digests = [f"{w.period}/{w.key}" + ("" if w.generator == "dry-run" else f" ({w.generator})") for w in written]
         except SleepCancelledError:
             report.cancelled = True
+        report.known = self.known
         report.stats = cost_summary(costs, time.perf_counter() - t0)
         report.finished = self.clock().isoformat(timespec="seconds")
         if not dry_run:
@@ -213,6 +220,9 @@ class SleepJob:
         first_new = next((n for n, r in enumerate(pending.records) if r.id in new_ids), len(pending.records))
         earlier = conversational(pending.records[:first_new])[-EXTRACT_CONTEXT:]  # in the day's time order
         for op in rules.extract(new, context=earlier):
+            if all(op.key() in self.ledger.handled(source) for source in op.sources):
+                self.known += 1  # daytime learning wrote (or refused) this from the same record
+                continue
             proposed[op.file].append(op)
         outcomes: list[Outcome] = []
         forgets = _forget_requests(pending.records)
@@ -236,7 +246,7 @@ class SleepJob:
         if not report.cancelled:
             cursor.last_run = started.isoformat(timespec="seconds")
             cursor.save()
-        if report.applied() or report.refused() or report.digests:
+        if report.applied() or report.refused() or report.already_known() or report.digests:
             self.reports.save(report)
             record = self.daylog.append(
                 "event", report.summary(), sleep_report={"id": report.id, "counts": report.counts(), "digests": len(report.digests)}

@@ -40,12 +40,18 @@ class SleepReport:
     notes: list[str] = field(default_factory=list)  # e.g. why the model path did not run
     seen: bool = False
     undone: list[int] = field(default_factory=list)  # indexes of outcomes already undone
+    known: int = 0  # proposals daytime learning had already handled (the ledger), not proposed again
+    language: str = "en"  # the user's language: the report speaks it
 
     def applied(self) -> list[tuple[int, Outcome]]:
         return [(i, o) for i, o in enumerate(self.outcomes) if o.status in APPLIED]
 
     def refused(self) -> list[Outcome]:
-        return [o for o in self.outcomes if o.status == "refused"]
+        """Real refusals (a secret, a doubt, a guard), not what memory already holds."""
+        return [o for o in self.outcomes if o.status == "refused" and not already_known(o)]
+
+    def already_known(self) -> int:
+        return self.known + sum(1 for o in self.outcomes if o.status == "refused" and already_known(o))
 
     def counts(self) -> dict[str, dict[str, int]]:
         """{file: {status: n}} for applied and refused outcomes."""
@@ -58,13 +64,23 @@ class SleepReport:
         return table
 
     def summary(self) -> str:
-        """One line for the day log and the status bar."""
+        """One line for the day log and the status bar, in the user's language."""
+        zh = self.language == "zh"
         if not self.days and not self.digests:
-            return "Sleep: nothing new to learn."
-        changed = len(self.applied())
+            return "睡眠：没有新的内容要学。" if zh else "Sleep: nothing new to learn."
+        changed, refused, known = len(self.applied()), len(self.refused()), self.already_known()
+        if zh:
+            parts = [f"睡眠：从 {len(self.days)} 天的对话中对记忆做了 {changed} 处修改"]
+            parts += [f"{known} 条已知"] if known else []
+            parts += [f"{refused} 条被拒绝"] if refused else []
+            parts += [f"写了 {len(self.digests)} 份摘要"] if self.digests else []
+            parts += ["提前停止，其余下次继续"] if self.cancelled else []
+            return "，".join(parts) + "。"
         parts = [f"Sleep: {changed} change{'s' * (changed != 1)} to memory from {len(self.days)} day(s)"]
-        if self.refused():
-            parts.append(f"{len(self.refused())} refused")
+        if known:
+            parts.append(f"{known} already known")
+        if refused:
+            parts.append(f"{refused} refused")
         if self.digests:
             parts.append(f"{len(self.digests)} digest(s) written")
         if self.cancelled:
@@ -73,9 +89,10 @@ class SleepReport:
 
     def render(self) -> str:
         """The report as Markdown, for the terminal and the app."""
-        lines = [f"# What I learned ({self.started[:16].replace('T', ' ')})", "", self.summary(), ""]
+        title = "我学到了什么" if self.language == "zh" else "What I learned"
+        lines = [f"# {title} ({self.started[:16].replace('T', ' ')})", "", self.summary(), ""]
         for file in ("USER.md", "MEMORY.md", "SOUL.md"):
-            mine = [o for o in self.outcomes if o.op.file == file and o.status != "skipped"]
+            mine = [o for o in self.outcomes if o.op.file == file and o.status != "skipped" and not already_known(o)]
             if not mine:
                 continue
             lines.append(f"## {file}")
@@ -121,7 +138,7 @@ class SleepReport:
             "id": self.id, "started": self.started, "finished": self.finished, "dry_run": self.dry_run,
             "cancelled": self.cancelled, "days": self.days, "records": self.records,
             "outcomes": [o.to_dict() for o in self.outcomes], "digests": self.digests, "stats": self.stats,
-            "notes": self.notes, "seen": self.seen, "undone": self.undone,
+            "notes": self.notes, "seen": self.seen, "undone": self.undone, "known": self.known, "language": self.language,
         }
 
     @classmethod
@@ -134,7 +151,13 @@ class SleepReport:
             cancelled=data.get("cancelled", False), days=list(data.get("days", [])), records=data.get("records", 0),
             outcomes=[Outcome.from_dict(o) for o in data.get("outcomes", [])], digests=list(data.get("digests", [])),
             stats=dict(data.get("stats", {})), notes=list(data.get("notes", [])), seen=data.get("seen", False), undone=list(data.get("undone", [])),
+            known=int(data.get("known", 0)), language=str(data.get("language", "en")),
         )
+
+
+def already_known(outcome: Outcome) -> bool:
+    """A proposal refused only because memory holds it already: no refusal, nothing learned."""
+    return outcome.status == "refused" and outcome.reason.startswith("already in ")
 
 
 class ReportStore:

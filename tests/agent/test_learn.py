@@ -58,7 +58,7 @@ def test_model_path_keeps_only_grounded_facts_and_yields_to_chat(home, clock):
             {"target": "USER", "text": "Is a famous astronaut who lives on Mars"},
         ]},
     )
-    run(agent, "On weekends my hobby is that I restore old Vespa scooters in the garage")
+    run(agent, "On weekends my hobby is restoring old Vespa scooters in the garage")  # no rule hears it: the model path runs
     agent.learn_after_turn()
     agent.learner.wait(10)
     memory = agent.store.read("MEMORY.md").body

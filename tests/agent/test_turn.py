@@ -96,7 +96,10 @@ def test_chinese_remember_and_forget(agent):
     assert "- 喜欢喝咖啡 (2026-11-29#1)" in agent.store.read("USER.md").body
     run(agent, "记住我们明年要去日本")
     assert "- 我们明年要去日本 (2026-11-29#" in agent.store.read("MEMORY.md").body
-    run(agent, "忘记喜欢喝咖啡")
+    events = run(agent, "忘记喜欢喝咖啡")
+    assert "喜欢喝咖啡" in agent.store.read("USER.md").body  # shown first, removed on the user's yes
+    assert any("记忆里找到这些：喜欢喝咖啡" in e.text for e in events if e.kind == "memory")
+    run(agent, "是的")
     assert "咖啡" not in agent.store.read("USER.md").body
     assert any("咖啡" in v.read() for v in agent.store.history.versions("USER.md"))
 
@@ -253,6 +256,7 @@ def test_vague_forget_removes_nothing(agent, request_text):
 def test_forget_matches_whole_words(agent):
     MemoryWriter(agent.store).append("MEMORY.md", "- Likes knitting (2026-11-28#1)\n- Has a cat named Tom (2026-11-28#2)", "## Facts", actor=Actor.EDITOR)
     run(agent, "forget the cat")
+    run(agent, "yes")
     body = agent.store.read("MEMORY.md").body
     assert "cat named Tom" not in body and "knitting" in body
 

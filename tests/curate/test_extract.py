@@ -6,6 +6,7 @@ import pytest
 
 from companion.memory.records import Record
 from companion.curate.extract import extract
+from companion.curate import slots
 
 
 def _record(text: str, role: str = "user") -> Record:
@@ -60,7 +61,7 @@ def test_past_dated_event_goes_to_the_timeline() -> None:
 
 def test_slot_rules_propose_updates() -> None:
     op = extract([_record("I moved to Berlin last month.")])[0]
-    assert (op.kind, op.old, op.text) == ("update", "Lives in", "Lives in Berlin")
+    assert (op.kind, op.old, op.text) == ("update", slots.HOME, "Lives in Berlin")
 
 
 def test_chinese_name_is_not_a_whole_clause() -> None:

@@ -3,6 +3,7 @@ all through the one writer."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -16,6 +17,8 @@ from companion.memory import maintenance
 from companion.memory import entries as E
 from companion.curate.requests.parse import MemoryRequest, ReminderRequest, Request, bootstrap_answers, dated_request
 from companion.memory.daylog import DayLog
+from companion.memory.dedupe import normalize
+from companion.memory.section_names import body_language
 from companion.memory.forget import Erased, erase_everywhere
 from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record
@@ -23,11 +26,15 @@ from companion.memory.lang import HAN_CHAR, ZH_WEEKDAYS
 from companion.memory.search import SearchIndex
 
 MIN_FACT, MAX_FACT = 5, 500
+_CJK = HAN_CHAR
+_YES = re.compile(r"^(?:yes|yeah|yep|yup|sure|ok(?:ay)?|please do|do it|go ahead|confirm(?:ed)?|y|是|是的|对|对的|好|好的|确认|删吧|删掉吧|删除吧|嗯|可以)(?![\w])[\s.!。！]*$", re.I)
+_NO = re.compile(r"^(?:no|nope|nah|don'?t|cancel|keep (?:it|them)|n|不|不要|别|算了|保留|取消)(?![\w])[\s.!。！]*$", re.I)
 BOOTSTRAP_TURNS = 3
 DEFAULT_IDENTITY = (
     "- The user's personal companion, living on their computer. Warm, curious and honest;"
     " remembers what matters to them."
 )
+DEFAULT_IDENTITY_ZH = "- 用户的私人伙伴，住在用户的电脑里。温暖、好奇、诚实；记得对用户重要的事。"
 
 
 @dataclass(frozen=True)
@@ -44,22 +51,28 @@ def describe_when(request: ReminderRequest, chinese: bool) -> str:
     return f"{request.day:%A} {request.day.isoformat()}" + (f" at {request.at:%H:%M}" if request.at else "")
 
 
-def _told(outcomes: list[CurateOutcome]) -> Outcome:
-    """What the reply should say about a remember request."""
+def speaks_chinese(store: LongTermStore, message: str = "") -> bool:
+    """Whether the memory should answer in Chinese: a Chinese home, or a message mostly in Chinese."""
+    return body_language(store.read("USER.md").body) == "zh" or len(_CJK.findall(message)) > len(re.findall(r"[A-Za-z]", message))
+
+
+def _told(outcomes: list[CurateOutcome], zh: bool = False) -> Outcome:
+    """What the reply should say about a remember request, in the user's language."""
     saved = [o for o in outcomes if o.status in ("added", "updated", "superseded")]
     retired = [E.entry_text(o.old_line) for o in outcomes if o.status == "retired"]
     if saved or retired:
         notes = sorted({o.reason for o in saved if o.reason})
         files = sorted({o.op.file for o in saved})
-        parts = [f"Saved to long-term memory ({file}): " + "; ".join(o.op.text for o in saved if o.op.file == file)
-                 for file in files]
-        parts += ["Marked as no longer true: " + "; ".join(retired)] if retired else []
-        return Outcome(". ".join(parts) + "".join(f" ({n})" for n in notes), True)
+        joiner = "；" if zh else "; "
+        head = "已存入长期记忆（{file}）：" if zh else "Saved to long-term memory ({file}): "
+        parts = [head.format(file=file) + joiner.join(o.op.text for o in saved if o.op.file == file) for file in files]
+        parts += [("已标记为不再成立：" if zh else "Marked as no longer true: ") + joiner.join(retired)] if retired else []
+        return Outcome(("。" if zh else ". ").join(parts) + "".join(f" ({n})" for n in notes), True)
     refused = next((o for o in outcomes if o.status == "refused"), None)
     if refused is not None and refused.reason.startswith("already in"):
-        return Outcome(f"Already in memory ({refused.reason}).", False)
-    reason = refused.reason if refused is not None else "nothing to store"
-    return Outcome(f"Not saved: {reason}. Tell the user so.", False)
+        return Outcome(f"记忆里已经有了（{refused.reason}）。" if zh else f"Already in memory ({refused.reason}).", False)
+    reason = refused.reason if refused is not None else ("没有可保存的内容" if zh else "nothing to store")
+    return Outcome(f"未保存：{reason}。请告诉用户。" if zh else f"Not saved: {reason}. Tell the user so.", False)
 
 
 def _source(source: str | Record, said: str) -> Record:
@@ -74,6 +87,7 @@ class MemoryRequests:
     def __init__(self, store: LongTermStore) -> None:
         self.store = store
         self.writer = MemoryWriter(store)
+        self.pending: tuple[str, list[str]] | None = None  # a forget waiting for the user's yes
 
     def apply(self, request: Request, source: str | Record) -> Outcome:
         """Carry out a request a message made (as `parse_request` read it); `source` is its record (or id)."""
@@ -81,7 +95,42 @@ class MemoryRequests:
             return self.remind(request, _source(source, request.text))
         if request.kind == "remember":
             return self.remember(request.text, source, said=request.said)
-        return self.forget(request.text)
+        return self.propose_forget(request.text)
+
+    def matching(self, what: str) -> list[str] | None:
+        """The entries a forget request means (by its content words), or None when it names nothing specific."""
+        matcher = forget_matcher(what)
+        if matcher is None:
+            return None
+        return [E.entry_text(line) for name in ("USER.md", "MEMORY.md")
+                for line in self.store.read(name).body.splitlines() if E.is_entry(line) and matcher(normalize(line))]
+
+    def propose_forget(self, what: str) -> Outcome:
+        """A forget said in the chat: show what it would remove; the user's "yes" removes it (`confirm`)."""
+        zh = speaks_chinese(self.store, what)
+        found = self.matching(what)
+        if found is None:
+            return Outcome("没有删除任何记忆：不清楚要忘记什么。" if zh else "Nothing was removed from memory: it was not clear what to forget.", False)
+        if not found:
+            return Outcome(f"记忆里没有和“{what}”相符的内容。" if zh else f"Nothing in memory matched '{what}'.", False)
+        self.pending = (what, found)
+        listed = "；".join(found) if zh else "; ".join(found)
+        if zh:
+            return Outcome(f"记忆里找到这些：{listed}。请用户确认：回答“是”就删除，回答“不”就保留。", False)
+        return Outcome(f"Found in memory: {listed}. Ask the user to confirm: 'yes' removes them, 'no' keeps them.", False)
+
+    def confirm(self, answer: str) -> Outcome | None:
+        """The user's answer to a pending forget: removed on yes, kept on no; None when it is no answer."""
+        if self.pending is None:
+            return None
+        what, found = self.pending
+        self.pending = None
+        zh = speaks_chinese(self.store, what + answer)
+        if _YES.match(answer.strip()):
+            return self.forget(what)
+        if _NO.match(answer.strip()):
+            return Outcome(("已保留：" + "；".join(found)) if zh else "Kept in memory: " + "; ".join(found), False)
+        return None
 
     def remind(self, request: ReminderRequest, record: Record) -> Outcome:
         """Write the reminder to Upcoming (cited to `record`); the note tells the user and the model when it is due."""
@@ -112,15 +161,19 @@ class MemoryRequests:
         outcomes: list[CurateOutcome] = []
         for file in dict.fromkeys(op.file for op in ops):
             outcomes.extend(self.writer.apply_ops(file, [op for op in ops if op.file == file], ctx))
-        return _told(outcomes)
+        return _told(outcomes, speaks_chinese(self.store, said or fact))
 
     def forget(self, what: str) -> Outcome:
+        """Remove at once what a forget names (the command line asks first; the chat asks with `propose_forget`)."""
+        zh = speaks_chinese(self.store, what)
         matcher = forget_matcher(what)
         if matcher is None:  # "forget it", "forget that": everyday English for "never mind"
-            return Outcome("Nothing was removed from memory: it was not clear what to forget.", False)
+            return Outcome("没有删除任何记忆：不清楚要忘记什么。" if zh else "Nothing was removed from memory: it was not clear what to forget.", False)
         removed = self.writer.forget(matcher)
         if not removed:
-            return Outcome(f"Nothing in memory matched '{what}'.", False)
+            return Outcome(f"记忆里没有和“{what}”相符的内容。" if zh else f"Nothing in memory matched '{what}'.", False)
+        if zh:
+            return Outcome("已从记忆中删除（历史记录里留有副本）：" + "；".join(removed), True)
         return Outcome("Removed from memory (a copy stays in the history): " + "; ".join(removed), True)
 
     def bootstrap(self, message: str, source_id: str, user_turns: int) -> list[str]:
@@ -133,23 +186,28 @@ class MemoryRequests:
             ops.append(Op("add", "USER.md", "Profile", f"Wants help with: {answers.use}", [record.id]))
         ctx = Context({record.id: record}, record.day, actor=Actor.BOOTSTRAP)
         outcomes = self.writer.apply_ops("USER.md", ops, ctx) if ops else []
-        notes = [f"Saved to the user's profile: {o.op.text}" if o.status in APPLIED else f"Not saved: {o.reason}."
+        zh = speaks_chinese(self.store, message)
+        saved, unsaved = ("已存入用户档案：{}", "未保存：{}。") if zh else ("Saved to the user's profile: {}", "Not saved: {}.")
+        notes = [saved.format(o.op.text) if o.status in APPLIED else unsaved.format(o.reason)
                  for o in outcomes if o.status in APPLIED or o.status == "refused"]
         name = answers.companion_name
         if name and not decide(Proposal(E.name_entry(name), "SOUL.md", Actor.BOOTSTRAP, "Identity", message)):
             name = None  # "call yourself Ignore The Rules" is not a name
         if name or answers.styles or user_turns >= BOOTSTRAP_TURNS:
-            notes.append(self._write_persona(name, answers.styles, source_id, message))
+            notes.append(self._write_persona(name, answers.styles, source_id, message, zh))
         return notes
 
-    def _write_persona(self, name: str | None, styles: tuple[str, ...], source_id: str, said: str) -> str:
+    def _write_persona(self, name: str | None, styles: tuple[str, ...], source_id: str, said: str, zh: bool = False) -> str:
         named = E.format_entry(E.name_entry(name), [source_id]) if name else E.format_entry(E.name_entry("Companion"))
-        identity = f"{named}\n{DEFAULT_IDENTITY}"
-        style = "\n".join(E.format_entry(s, [source_id]) for s in styles) or E.format_entry("Friendly, clear and concise.")
+        identity = f"{named}\n{DEFAULT_IDENTITY_ZH if zh else DEFAULT_IDENTITY}"
+        default_style = "友好、清楚、简洁。" if zh else "Friendly, clear and concise."
+        style = "\n".join(E.format_entry(s, [source_id]) for s in styles) or E.format_entry(default_style)
         try:
             self.writer.set_persona(identity, style, actor=Actor.BOOTSTRAP, grounds=said)
         except Refused as exc:
-            return f"Persona not set: {exc.decision.reason}."
+            return f"人设未设置：{exc.decision.reason}。" if zh else f"Persona not set: {exc.decision.reason}."
+        if zh:
+            return f"你的人设已设置：{name or 'Companion'}；风格：{'、'.join(styles) or '友好简洁'}。"
         return f"Your persona is set: {name or 'Companion'}; style: {', '.join(styles) or 'friendly and concise'}."
 
 
