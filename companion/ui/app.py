@@ -109,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
         QMessageBox.critical(None, app.translate("App", "Companion cannot start"), str(exc))
         return 1
     from companion.ui.main_window import MainWindow
+    from companion.ui.startup_checks import check_at_start
 
     previous_crash, crash_handle = start_crash_log(runtime.home)
     termination = TerminationSignals(app)
@@ -116,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
         window = MainWindow(runtime.home, runtime.settings)
         window.show()
         termination.attach(window)
+        check_at_start(window, window.store, window.memory_pane.open_file)
         if previous_crash:
             _show_crash(window, runtime.home, previous_crash)
         return int(app.exec())

@@ -25,6 +25,7 @@ EXTENSION_MODULES: tuple[str, ...] = (
     "companion.ui.tray",
     "companion.ui.reminder_glue",
     "companion.ui.private_toggle",
+    "companion.ui.connect_assistant",
 )
 
 

@@ -121,7 +121,7 @@ class JournalView(QWidget):
             note = " <i>(" + self.tr("regenerated") + ")</i>" if record.extra.get("replaces") else ""
             if record.private:
                 note += " <i>(" + self.tr("private") + ")</i>"
-            anchor = f"r{record.seq}"
+            anchor = "r" + record.id.split("#", 1)[1]  # "r17", "r17.k3fq": one per computer's numbering
             self._anchors.add(anchor)
             style = " style='background-color:#fff3bf; color:#1a1a1a'" if record.id == self.highlighted else ""
             rows.append(f"<a name='{anchor}'></a><p{style}><b>{stamp} {who.get(record.role, record.role)}</b>{note}<br>{text}</p>")

@@ -1584,6 +1584,176 @@ You can still read the conversation and edit your memory. Choose another model f
     </message>
   </context>
   <context>
+    <name>ConnectDialog</name>
+    <message>
+      <source>Connect another assistant</source>
+      <translation>连接其他助手</translation>
+    </message>
+    <message>
+      <source>Other assistants (Claude Desktop, Cursor, any MCP client) can ask Companion what it knows about you. They see nothing until you tick what they may see. Private turns are never shared, secrets are always hidden, and what they ask to remember waits for you.</source>
+      <translation>其他助手（Claude Desktop、Cursor 或任何 MCP 客户端）可以向 Companion 询问它对你的了解。在你勾选允许的内容之前，它们什么也看不到。私密对话从不共享，机密信息总是隐藏，它们要求记住的内容会等你确认。</translation>
+    </message>
+    <message>
+      <source>Assistant:</source>
+      <translation>助手：</translation>
+    </message>
+    <message>
+      <source>Save what it may see</source>
+      <translation>保存可见范围</translation>
+    </message>
+    <message>
+      <source>Claude Desktop</source>
+      <translation>Claude Desktop</translation>
+    </message>
+    <message>
+      <source>Other MCP client</source>
+      <translation>其他 MCP 客户端</translation>
+    </message>
+    <message>
+      <source>New HTTP token</source>
+      <translation>新的 HTTP 令牌</translation>
+    </message>
+    <message>
+      <source>Search past conversations, memory files and digests</source>
+      <translation>搜索过去的对话、记忆文件和摘要</translation>
+    </message>
+    <message>
+      <source>Read the profile (USER.md)</source>
+      <translation>读取个人资料（USER.md）</translation>
+    </message>
+    <message>
+      <source>Read the long-term memory (MEMORY.md)</source>
+      <translation>读取长期记忆（MEMORY.md）</translation>
+    </message>
+    <message>
+      <source>Read recent digests</source>
+      <translation>读取最近的摘要</translation>
+    </message>
+    <message>
+      <source>Read what is upcoming</source>
+      <translation>读取即将发生的事</translation>
+    </message>
+    <message>
+      <source>See contact details unmasked</source>
+      <translation>查看未遮盖的联系方式</translation>
+    </message>
+    <message>
+      <source>Propose memories (you approve each one)</source>
+      <translation>提议记忆（每条都由你批准）</translation>
+    </message>
+    <message>
+      <source>Copy</source>
+      <translation>复制</translation>
+    </message>
+    <message>
+      <source>An assistant's name is lowercase letters, digits, '.', '_' or '-'.</source>
+      <translation>助手名称只能包含小写字母、数字、“.”、“_”或“-”。</translation>
+    </message>
+    <message>
+      <source>Add this to claude_desktop_config.json, then restart Claude Desktop:</source>
+      <translation>将以下内容加入 claude_desktop_config.json，然后重启 Claude Desktop：</translation>
+    </message>
+    <message>
+      <source>stdio, or HTTP after running `companion mcp --http`:</source>
+      <translation>stdio，或在运行 `companion mcp --http` 之后使用 HTTP：</translation>
+    </message>
+    <message>
+      <source>Saved what %1 may see.</source>
+      <translation>已保存 %1 的可见范围。</translation>
+    </message>
+  </context>
+  <context>
+    <name>ProposalsDialog</name>
+    <message>
+      <source>%1 asks to remember: %2</source>
+      <translation>%1 请求记住：%2</translation>
+    </message>
+    <message>
+      <source>%1 on the other computer: “%2” instead of “%3”</source>
+      <translation>另一台电脑上的 %1：“%2”，而不是“%3”</translation>
+    </message>
+    <message>
+      <source>(nothing)</source>
+      <translation>（无）</translation>
+    </message>
+    <message>
+      <source>Proposed memories</source>
+      <translation>提议的记忆</translation>
+    </message>
+    <message>
+      <source>Waiting for you:</source>
+      <translation>等待你确认：</translation>
+    </message>
+    <message>
+      <source>Save to memory</source>
+      <translation>保存到记忆</translation>
+    </message>
+    <message>
+      <source>Decline</source>
+      <translation>拒绝</translation>
+    </message>
+    <message>
+      <source>Saved:</source>
+      <translation>已保存：</translation>
+    </message>
+    <message>
+      <source>Undo</source>
+      <translation>撤销</translation>
+    </message>
+  </context>
+  <context>
+    <name>ConnectGlue</name>
+    <message>
+      <source>Connect another assistant…</source>
+      <translation>连接其他助手…</translation>
+    </message>
+    <message>
+      <source>Proposed memories…</source>
+      <translation>提议的记忆…</translation>
+    </message>
+    <message>
+      <source>Proposed memories (%1)…</source>
+      <translation>提议的记忆（%1）…</translation>
+    </message>
+    <message numerus="yes">
+      <source>%n proposed memory(s) wait for you: Memory &gt; Proposed memories.</source>
+      <translation>
+        <numerusform>%n 条提议的记忆等你确认：记忆 &gt; 提议的记忆。</numerusform>
+      </translation>
+    </message>
+  </context>
+  <context>
+    <name>BrokenFileDialog</name>
+    <message>
+      <source>A memory file cannot be read</source>
+      <translation>无法读取记忆文件</translation>
+    </message>
+    <message>
+      <source> (line %1)</source>
+      <translation>（第 %1 行）</translation>
+    </message>
+    <message>
+      <source>The settings at the top of %1 are broken%2. Chat keeps working with the rest of the file meanwhile.</source>
+      <translation>%1 顶部的设置已损坏%2。在此期间，聊天会继续使用文件的其余内容。</translation>
+    </message>
+    <message>
+      <source>Open the file</source>
+      <translation>打开文件</translation>
+    </message>
+    <message>
+      <source>Restore the version of %1</source>
+      <translation>恢复 %1 的版本</translation>
+    </message>
+    <message>
+      <source>Later</source>
+      <translation>稍后</translation>
+    </message>
+    <message>
+      <source>Restore failed</source>
+      <translation>恢复失败</translation>
+    </message>
+  </context>
+  <context>
     <name>CodeBlock</name>
     <message>
       <source>Copy</source>

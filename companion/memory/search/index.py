@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from companion.errors import CompanionError, FrontmatterError, SearchError
 from companion.memory.document import split_frontmatter
+from companion.memory.daylog import day_files, newest_day_files
 from companion.memory.records import Record
 from companion.memory.search.items import Item, markdown_items, record_item
 from companion.memory.search.tokenize import index_terms, is_cjk
@@ -178,9 +179,7 @@ class SearchIndex:
     def _refresh(self, db: sqlite3.Connection) -> None:
         with self._lock:
             dirty, self._dirty = self._dirty, set()
-        newest = _newest_day_file(self.home.days)
-        if newest is not None:
-            dirty.add(newest)
+        dirty.update(newest_day_files(self.home.days))  # one file per computer in a synced folder
         with _transaction(db):
             for path in dirty:
                 self._sync_file(db, path)
@@ -536,22 +535,10 @@ def _memory_files(memory: Path) -> Iterator[Path]:
     for name in LONG_TERM_FILES:
         if (memory / name).is_file():
             yield memory / name
-    for folder, pattern in ((memory / "days", "*/*.jsonl"), (memory / "digests", "*/*.md")):
-        if folder.is_dir():
-            yield from sorted(folder.glob(pattern))
+    yield from day_files(memory / "days")  # conflict copies are merged back, never indexed twice
+    if (memory / "digests").is_dir():
+        yield from sorted((memory / "digests").glob("*/*.md"))
 
-
-def _newest_day_file(days: Path) -> Path | None:
-    """The newest day log (names sort by date; checked before every search, so by name, not by Path)."""
-    try:
-        months = sorted((e.name for e in os.scandir(days) if e.is_dir()), reverse=True)
-    except FileNotFoundError:
-        return None
-    for month in months:
-        files = sorted((e.name for e in os.scandir(days / month) if e.name.endswith(".jsonl") and e.name[0] != "."), reverse=True)
-        if files:
-            return days / month / files[0]
-    return None
 
 
 def open_index(home: Home) -> SearchIndex:
