@@ -173,6 +173,10 @@ class ChatView(QScrollArea):
             self._paging = True
             QTimer.singleShot(0, self, self._continue_fills)
 
+    def paging(self) -> bool:
+        """Days are still being given widgets (a few per event-loop turn)."""
+        return self._paging or bool(self._fills)
+
     def at_latest(self) -> bool:
         """The newest day is loaded (and with it what this run added)."""
         return self._hi >= len(self._days)
