@@ -28,6 +28,7 @@ def test_the_fixture_covers_every_category_in_both_languages() -> None:
         assert pairs[(category, "en")] >= 3 and pairs[(category, "zh")] >= 2, category
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("category", CATEGORIES)
 def test_each_category_meets_the_goal(results: list[Result], category: str) -> None:
     row = by_category(results)[category]
