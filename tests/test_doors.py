@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -47,11 +48,17 @@ BANS = [
 ]
 
 
+@lru_cache(maxsize=None)
+def _parsed(path: Path) -> tuple[str, ast.Module]:
+    text = path.read_text(encoding="utf-8")
+    return text, ast.parse(text)
+
+
 def _code_lines(path: Path) -> list[tuple[int, str]]:
     """The file's lines without comments and docstrings (a ban is about code, not prose)."""
-    text = path.read_text(encoding="utf-8")
+    text, tree = _parsed(path)
     docstrings: set[int] = set()
-    for node in ast.walk(ast.parse(text)):
+    for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
             first = node.body[0]
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
@@ -107,7 +114,7 @@ WRITER_HOMES = frozenset({"memory/longterm.py", "curate/gate.py"})
 
 def _store_write_methods() -> set[str]:
     """LongTermStore's methods that change a file, by their current names ('_append' once private)."""
-    tree = ast.parse((PACKAGE / "memory" / "longterm.py").read_text(encoding="utf-8"))
+    tree = _parsed(PACKAGE / "memory" / "longterm.py")[1]
     store = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "LongTermStore")
     return {f.name for f in store.body if isinstance(f, ast.FunctionDef) and f.name.lstrip("_") in WRITES}
 
@@ -127,7 +134,7 @@ def test_private_store_writes_are_called_only_by_the_one_writer() -> None:
         name = path.relative_to(PACKAGE).as_posix()
         if name in WRITER_HOMES:
             continue
-        found += [f"companion/{name}:{line}" for line in private_write_calls(ast.parse(path.read_text(encoding="utf-8")), private)]
+        found += [f"companion/{name}:{line}" for line in private_write_calls(_parsed(path)[1], private)]
     assert found == [], "the store's writes go through curate/gate.py:\n" + "\n".join(found)
 
 
@@ -142,7 +149,7 @@ def test_the_write_ban_catches_a_private_call() -> None:
 
 def _runtime_imports(path: Path) -> set[str]:
     """The companion modules a file imports when it runs (imports under `if TYPE_CHECKING:` do not run)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _parsed(path)[1]
     skipped: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):

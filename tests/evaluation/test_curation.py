@@ -10,6 +10,8 @@ import pytest
 
 from companion.evaluation.curation import Result, by_category, load, matches, run_all
 
+pytestmark = pytest.mark.slow  # one run of the curation harness: a whole night over the labelled set
+
 FIXTURE = Path(__file__).parents[1] / "data" / "curation_statements.json"
 STATEMENTS = load(FIXTURE)
 CATEGORIES = sorted({s.category for s in STATEMENTS})
@@ -28,7 +30,6 @@ def test_the_fixture_covers_every_category_in_both_languages() -> None:
         assert pairs[(category, "en")] >= 3 and pairs[(category, "zh")] >= 2, category
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("category", CATEGORIES)
 def test_each_category_meets_the_goal(results: list[Result], category: str) -> None:
     row = by_category(results)[category]
