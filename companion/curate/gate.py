@@ -34,6 +34,8 @@ from companion.memory.longterm import LongTermStore, all_replaced, appended, edi
 log = logging.getLogger(__name__)
 
 CONFLICT_RETRIES = 3
+# Text the user chose as a whole (an edit, an import, an earlier version): saved as it is, never compacted.
+VERBATIM = frozenset({Actor.EDITOR, Actor.RESTORE, Actor.IMPORT, Actor.MIGRATE})
 Change = Callable[[Document], str]
 Matcher = Callable[[str], bool]
 
@@ -144,19 +146,17 @@ class MemoryWriter:
                 reason = policy.approval_reason(doc.name, action, request or "", doc.body, after.body)
                 if reason:
                     raise NeedsApproval(reason)
+            if actor not in VERBATIM:  # over the size cap: the oldest entries move to the archive
+                body, archived = compact(after.front, after.body)
+                if archived:
+                    append_archive(self.home.memory, doc.name, archived, date.today())
+                    raw = after.with_body(body)
             before.append(doc.raw)
             return raw
 
         with maintenance.shared(self.home):
             doc = self.store._apply(name, checked, expected_sha, actor)
         return Written(doc.name, before[-1] if before else doc.raw, doc)
-
-    def check(self, name: str, new_raw: str, *, actor: Actor) -> Decision:
-        """What the policy says of replacing `name` with `new_raw`, without writing (the editor asks first)."""
-        doc = self.store.read(name)
-        after = parse_document(doc.name, new_raw)
-        others = {n: self.store.read(n).body for n in FACT_FILES if n != doc.name}
-        return policy.check_change(doc.name, doc.body, after.body, Actor(actor), others)
 
     # -- the common changes --------------------------------------------------
 
@@ -182,8 +182,10 @@ class MemoryWriter:
         return self.change(name, lambda doc: edited(doc, old_string, new_string), actor=actor, expected_sha=expected_sha).doc
 
     def restore(self, name: str, version: Version, *, expected_sha: str | None) -> Document:
-        """Put an earlier version back (History): the user's choice, so no content rule applies."""
-        return self.write(name, version.read(), actor=Actor.RESTORE, expected_sha=expected_sha)
+        """Put an earlier version back (History): the user's choice, so no content rule applies, and the
+        current file need not read (a broken frontmatter is what a restore repairs)."""
+        with maintenance.shared(self.home):
+            return self.store._write(name, version.read(), expected_sha, actor=Actor.RESTORE)
 
     # -- proposed operations (remember, reminders, learning, the night) ----------
 

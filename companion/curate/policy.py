@@ -79,7 +79,8 @@ OWN_WORDS: dict[Actor, frozenset[Code]] = {
     Actor.IMPORT: frozenset({Code.SECRET, Code.INJECTION}),
     Actor.MIGRATE: frozenset({Code.SECRET, Code.INJECTION}),
 }
-UNCHECKED = frozenset({Actor.RESTORE, Actor.FORGET, Actor.SYSTEM})  # puts back or takes out: adds nothing new
+UNCHECKED = frozenset({Actor.RESTORE, Actor.FORGET, Actor.SYSTEM,  # puts back or takes out: adds nothing new
+                       Actor.SYNC})  # brings in what the user's other computer wrote through this same policy
 MAX_DROP_SHARE = 0.25  # a rewrite that drops more than this share of a file's entries is refused
 MAX_AUDIT_SHARE = 0.5  # the audit keeps what it retires (marked), so it may touch more, not everything
 
@@ -329,7 +330,7 @@ def audit_refusal(old_body: str, new_body: str) -> str | None:
 
 # A longer first paragraph is most likely pasted text, not an instruction the user typed.
 MAX_REQUEST_CHARS = 600
-PERSONA_REQUEST = re.compile(
+_PERSONA_REQUEST = re.compile(
     r"\b(call yourself|your name (is|should be|will be)|i'?ll call you|be (more|less) \w+|(please )?be \w+er\b|"
     r"(talk|speak|reply|answer|write) (more |less )?\w+ly|(don't|do not|stop) (use|using|being|saying)|"
     r"use (more|less|fewer) \w+)|你就叫|就叫你|你叫|你的名字|说话|回答.{0,4}(简洁|简短|详细)|别再|不要再",
@@ -349,7 +350,7 @@ _REPLACE_REQUEST = re.compile(
     r"reorgani[sz]e|restructure|tidy)\b|重写|替换|覆盖|清空|重置|重新写|整理",
     re.I,
 )
-_REQUESTS = {"persona": (PERSONA_REQUEST, _SOUL_REQUEST), "replace": (_REPLACE_REQUEST,)}
+_REQUESTS = {"persona": (_PERSONA_REQUEST, _SOUL_REQUEST), "replace": (_REPLACE_REQUEST,)}
 # "Don't change ...", "please never rewrite ...", "不要改 ...": the words before a request that take it back.
 _NEGATED = re.compile(
     r"(?:\b(?:don'?t|do not|never|no need to|not|stop|won'?t|shouldn'?t|mustn'?t)\b(?:\s+\w+){0,2}\s*"

@@ -14,7 +14,7 @@ from companion.memory import records as R
 from companion.memory.records import Record
 from companion.curate.sensitive import mask
 from companion.memory import entries as E
-from companion.curate.policy import PERSONA_REQUEST
+from companion.curate.policy import asked_for
 from companion.curate.ops import MAX_TEXT, SECTIONS, Op
 
 log = logging.getLogger(__name__)
@@ -191,7 +191,7 @@ def distill_chunk(backend: Backend, file: str, body: str, chunk: list[Record], s
     """The model's proposals for one file and one chunk (SOUL only when the user asked for a change)."""
     if not any(r.role == "user" for r in chunk):
         return []
-    if file == "SOUL.md" and not any(r.role == "user" and PERSONA_REQUEST.search(r.text) for r in chunk):
+    if file == "SOUL.md" and not any(r.role == "user" and asked_for(r.text, "persona") for r in chunk):
         return []
     messages = build_messages(file, body, chunk, backend)
     data = generate_json(backend, messages, ops_schema(file, [r.id for r in chunk]), stats)

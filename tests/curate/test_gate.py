@@ -191,3 +191,14 @@ def test_forget_everywhere_erases_the_shown_reminders(home: Home, store: LongTer
     assert erased is not None and home.reminder_state in erased.files
     state = json.loads(home.reminder_state.read_text(encoding="utf-8"))
     assert state["shown"] == ["2026-12-02 10:00 Water the plants"]
+
+
+def test_a_tool_change_past_the_size_cap_moves_the_oldest_entries_to_the_archive(home: Home, store: LongTermStore) -> None:
+    from companion.curate.compact import SOFT_LIMIT, archive_path
+
+    lines = "".join(f"- Old fact number {i:06d} kept for years (2020-01-01#{i + 1})\n" for i in range(SOFT_LIMIT // 55))
+    store._append("MEMORY.md", lines, "## Facts", actor=Actor.EDITOR)  # a big file the user built up
+    MemoryWriter(store).append("MEMORY.md", "- Keeps bees (2026-11-30#1)", "## Facts", actor=Actor.TOOL)
+    body = store.read("MEMORY.md").body
+    assert "Keeps bees" in body and "Old fact number 000000" not in body
+    assert "Old fact number 000000" in archive_path(home.memory, "MEMORY.md").read_text(encoding="utf-8")

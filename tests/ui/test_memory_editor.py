@@ -309,3 +309,36 @@ def test_a_link_in_a_digest_opens_only_through_the_one_link_door(qtbot, window: 
     assert not journal.view.openLinks() and not journal.view.openExternalLinks()
     journal.view.anchorClicked.emit(QUrl("file:///etc/passwd"))  # what a click on the link sends
     assert opened == ["file:///etc/passwd"] and "the notes" in journal.view.toPlainText()
+
+
+def test_a_file_opens_in_the_reading_view_without_comments_and_each_entry_leads_to_its_line(qtbot, window: MainWindow) -> None:
+    record = window.daylog.append("user", "I moved to Porto")
+    editor = window.memory_pane.open_file("USER.md")
+    assert editor.stack.currentWidget() is editor.preview  # rendered, not raw Markdown
+    editor.set_preview(False)
+    editor.editor.appendPlainText(f"- Lives in Porto <!-- src: {record.id} -->\n<!-- a note to self -->")
+    editor.set_preview(True)
+    shown = editor.preview.toPlainText()
+    assert "<!--" not in shown and "note to self" not in shown and "Lives in Porto" in shown
+    assert f'href="record:{record.id}"' in editor.preview.toHtml()  # the comment citation became a link
+    line = next(n for n, text in enumerate(editor.editor.toPlainText().splitlines(), 1) if "Porto" in text)
+    editor.preview.anchorClicked.emit(QUrl(f"entry:{line}"))
+    assert editor.stack.currentWidget() is editor.editor
+    assert "Porto" in editor.editor.textCursor().block().text()
+
+
+def test_a_click_right_of_an_entry_stays_in_the_editor(qtbot, window: MainWindow) -> None:
+    window.show()
+    qtbot.waitExposed(window)
+    record = window.daylog.append("user", "I moved to Porto")
+    editor = window.memory_pane.open_file("MEMORY.md")
+    editor.set_preview(False)
+    editor.editor.appendPlainText(f"- Lives in Porto ({record.id})")
+    block = editor.editor.document().lastBlock()
+    cursor = editor.editor.textCursor()
+    cursor.setPosition(block.position() + len(block.text()))
+    end = editor.editor.cursorRect(cursor).center()
+    clicked: list[str] = []
+    editor.citation_clicked.connect(clicked.append)
+    qtbot.mouseClick(editor.editor.viewport(), Qt.MouseButton.LeftButton, pos=end + type(end)(120, 0))
+    assert clicked == [] and window.memory_pane.tabs.currentWidget() is editor
