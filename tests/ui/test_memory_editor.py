@@ -295,10 +295,10 @@ def test_a_citation_of_a_missing_day_says_so(qtbot, window: MainWindow) -> None:
 
 
 def test_a_link_in_a_digest_opens_only_through_the_one_link_door(qtbot, window: MainWindow, home: Home, monkeypatch) -> None:
-    import companion.ui.journal_view as journal_view
+    import companion.ui.render as render
 
     opened: list[str] = []
-    monkeypatch.setattr(journal_view, "open_link", lambda parent, link: opened.append(link) or False)
+    monkeypatch.setattr(render, "open_link", lambda parent, link, **_kw: opened.append(link) or False)
     digest = home.digests / "week" / "2026-W48.md"
     digest.parent.mkdir(parents=True, exist_ok=True)
     digest.write_text("# Week 48\n\n- Read [the notes](file:///etc/passwd)\n", encoding="utf-8")
