@@ -194,6 +194,10 @@ class ChatSession:
         """Undo a tool change; the note says what was restored."""
         return self.agent.tools.undo(result)
 
+    def log_event(self, text: str) -> None:
+        """Note in today's log what the user did around a turn ("Applied the proposed change to SOUL.md.")."""
+        self.agent.daylog.append("event", text)
+
     def forget_everywhere(self, what: str, *, dry_run: bool = False, wait: float | None = None) -> Erased | None:
         """Erase what a "forget" named from past conversations, digests, versions, backups and the index
         (`wait`: at most this many seconds for a night step or an import, then MemoryBusyError)."""

@@ -13,7 +13,6 @@ from typing import Any, Callable, TextIO
 from companion.agent.events import Delta, Done, Failed, MemoryNote, ToolRan, TurnEvent
 from companion.agent.session import ChatSession
 from companion.agent.tools import ToolResult, describe_change
-from companion.agent.turn import Agent
 from companion.commands.forget import ask_and_erase
 from companion.commands.terminal import safe
 from companion.errors import CompanionError
@@ -128,7 +127,6 @@ def help_text() -> str:
 
 
 def repl(session: ChatSession, stdin: TextIO, out: TextIO, interactive: bool, signals: Signals | None = None) -> int:
-    agent = session.agent
     signals = signals or Signals(session, interactive)
     signals.state = "idle"
     idle: threading.Thread | None = None
@@ -154,7 +152,7 @@ def repl(session: ChatSession, stdin: TextIO, out: TextIO, interactive: bool, si
             if line in ("/quit", "/exit"):
                 break
             if line == "/private":
-                print(toggle_private(agent), file=out, flush=True)
+                print(toggle_private(session), file=out, flush=True)
                 continue
             if line in ("/help", "/?"):
                 print(help_text(), file=out, flush=True)
@@ -164,11 +162,11 @@ def repl(session: ChatSession, stdin: TextIO, out: TextIO, interactive: bool, si
                 continue
             idle.join()
             if line == "/undo":
-                _undo(agent, changes, out)
+                _undo(session, changes, out)
                 continue
             signals.state = "turn"
             try:
-                changes.extend(_one_turn(agent, line, out, ask=_ask if interactive else None))
+                changes.extend(_one_turn(session, line, out, ask=_ask if interactive else None))
             finally:
                 signals.state = "idle"
             idle = _idle(session)
@@ -181,12 +179,12 @@ def repl(session: ChatSession, stdin: TextIO, out: TextIO, interactive: bool, si
     return 0
 
 
-def toggle_private(agent: Agent) -> str:
+def toggle_private(session: ChatSession) -> str:
     """/private: pause memory, or resume it and say how many turns stayed private."""
-    if not agent.privacy.on:
-        agent.privacy.start(agent.clock())
+    if not session.private:
+        session.set_private(True)
         return "[private] Memory paused: what you say now is logged as private and never remembered. /private again to resume."
-    turns = agent.privacy.stop()
+    turns = session.set_private(False)
     return f"[private] Remembering again. {turns} turn{'s' if turns != 1 else ''} stayed private."
 
 
@@ -197,21 +195,21 @@ def _ask(question: str) -> bool:
         return False
 
 
-def _undo(agent: Agent, changes: list[ToolResult], out: TextIO) -> None:
+def _undo(session: ChatSession, changes: list[ToolResult], out: TextIO) -> None:
     if not changes:
         print("Nothing to undo.", file=out, flush=True)
         return
     try:
-        note = agent.tools.undo(changes[-1])
+        note = session.undo_tool(changes[-1])
     except CompanionError as exc:
         print(f"[error] {safe(str(exc))}", file=out, flush=True)
         return
     changes.pop()
-    agent.daylog.append("event", note)
+    session.log_event(note)
     print(f"[memory] {note}", file=out, flush=True)
 
 
-def _settle(agent: Agent, results: list[ToolResult], out: TextIO, ask: Callable[[str], bool] | None) -> list[ToolResult]:
+def _settle(session: ChatSession, results: list[ToolResult], out: TextIO, ask: Callable[[str], bool] | None) -> list[ToolResult]:
     """Show what the memory tools changed; ask about each proposed change (piped input: nothing applied)."""
     changed = []
     for result in results:
@@ -223,11 +221,11 @@ def _settle(agent: Agent, results: list[ToolResult], out: TextIO, ask: Callable[
             if ask is None or not ask("Apply this change? [y/N] "):
                 print("[memory] Not applied.", file=out, flush=True)
                 continue
-            applied = agent.tools.apply(result)
+            applied = session.apply_tool(result)
             if applied.undo is None:
                 print(f"[error] {safe(applied.output)}", file=out, flush=True)
                 continue
-            agent.daylog.append("event", f"Applied the proposed change to {applied.undo.file}.")
+            session.log_event(f"Applied the proposed change to {applied.undo.file}.")
             print(f"[memory] Applied.  (/undo takes it back)", file=out, flush=True)
             changed.append(applied)
     return changed
@@ -237,7 +235,7 @@ def _print(out: TextIO, text: str, end: str = "\n") -> None:
     print(safe(text), end=end, file=out, flush=True)
 
 
-def _one_turn(agent: Agent, text: str, out: TextIO, ask: Callable[[str], bool] | None = None) -> list[ToolResult]:
+def _one_turn(session: ChatSession, text: str, out: TextIO, ask: Callable[[str], bool] | None = None) -> list[ToolResult]:
     """One exchange; returns the memory changes made (applied tool calls and approved proposals)."""
     results: list[ToolResult] = []
     forgotten: list[str] = []
@@ -263,10 +261,10 @@ def _one_turn(agent: Agent, text: str, out: TextIO, ask: Callable[[str], bool] |
         Done: lambda e: _print(out, f"{' [stopped]' if e.stats.cancelled else ''}\n"),
     }
     _print(out, "companion> ", end="")
-    for event in agent.run_turn(text):
+    for event in session.run_turn(text):
         handler = handlers.get(type(event))
         if handler is not None:
             handler(event)
     if forgotten and ask is not None:
-        ask_and_erase(agent.store, forgotten[-1], agent.daylog, agent.recall.index, ask, out)
-    return _settle(agent, results, out, ask)
+        ask_and_erase(session.forget_everywhere, forgotten[-1], ask, out)
+    return _settle(session, results, out, ask)

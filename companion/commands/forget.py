@@ -11,8 +11,8 @@ from companion.curate.requests import MemoryRequests, forget_everywhere
 from companion.commands.terminal import safe
 from companion.errors import CompanionError
 from companion.memory.daylog import DayLog
+from companion.memory.forget import Erased
 from companion.memory.longterm import LongTermStore
-from companion.memory.search import SearchIndex
 from companion.runtime import open_home
 
 QUESTION = "Erase it from past conversations, digests, earlier versions and backups too? This cannot be undone. [y/N] "
@@ -28,11 +28,14 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def ask_and_erase(store: LongTermStore, what: str, daylog: DayLog, index: SearchIndex | None,
-                  ask: Callable[[str], bool], out: Any = None) -> bool:
-    """Show where else `what` is kept, erase it after a yes; True when something was erased."""
+Forgetter = Callable[..., Erased | None]  # (what, *, dry_run) -> where it was found or erased
+
+
+def ask_and_erase(forget: Forgetter, what: str, ask: Callable[[str], bool], out: Any = None) -> bool:
+    """Show where else `what` is kept, erase it after a yes; True when something was erased.
+    `forget` is the session's `forget_everywhere` (or the same over a home with no session)."""
     out = out or sys.stdout
-    found = forget_everywhere(store, what, daylog, index, dry_run=True)
+    found = forget(what, dry_run=True)
     if found is None:
         print("Nothing was erased: it is not clear what to forget. Name it, e.g. 'forget my old address'.", file=out)
         return False
@@ -43,7 +46,7 @@ def ask_and_erase(store: LongTermStore, what: str, daylog: DayLog, index: Search
     if not ask(QUESTION):
         print("Nothing more was erased.", file=out)
         return False
-    erased = forget_everywhere(store, what, daylog, index)
+    erased = forget(what)
     print(f"[memory] Erased from {erased.summary() if erased else 'nothing'}.", file=out)
     return True
 
@@ -65,7 +68,12 @@ def run(args: argparse.Namespace) -> int:
             print(safe(MemoryRequests(store).forget(what).note))
             # forget_everywhere removes the entries again in the same exclusive step as every copy, so a
             # night step between the two cannot bring them back.
-            erased = ask_and_erase(store, what, DayLog(runtime.home.days), None, (lambda _q: True) if args.yes else _ask)
+            daylog = DayLog(runtime.home.days)
+
+            def forget(text: str, *, dry_run: bool = False) -> Erased | None:
+                return forget_everywhere(store, text, daylog, None, dry_run=dry_run)
+
+            erased = ask_and_erase(forget, what, (lambda _q: True) if args.yes else _ask)
         except CompanionError as exc:
             print(f"Could not finish: {exc}", file=sys.stderr)
             return 1

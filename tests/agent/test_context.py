@@ -58,6 +58,7 @@ def test_a_turn_reads_each_file_once_and_builds_one_prompt(home, clock, counted)
     assert "Lisbon" in prompt[1]["content"] and "Keeps bees" in prompt[0]["content"]
 
 
+@pytest.mark.slow
 def test_recall_leaves_out_exactly_what_the_history_window_holds(home, clock):
     """Records at the window's edge are either in the prompt or recallable, never neither."""
     log = DayLog(home.days, clock)

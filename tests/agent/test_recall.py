@@ -55,6 +55,7 @@ def final_message(backend: ScriptedBackend) -> str:
     return backend.prompts[-1][-1]["content"]
 
 
+@pytest.mark.slow
 def test_a_turn_recalls_an_old_snippet_with_its_date_after_the_stable_prefix(home, clock, past):
     backend = ScriptedBackend(n_ctx=2048)
     agent = Agent(home, backend, clock=clock)
@@ -98,6 +99,7 @@ def test_turns_already_in_the_history_are_not_recalled_again(home, clock, past):
     assert "adopted a cat" not in block  # in the history already
 
 
+@pytest.mark.slow
 def test_memory_part_fits_the_budget_and_drops_the_oldest_long_term_entries_first(home, clock, past):
     backend = ScriptedBackend(n_ctx=2048)
     agent = Agent(home, backend, clock=clock)
@@ -119,6 +121,7 @@ def test_memory_part_fits_the_budget_and_drops_the_oldest_long_term_entries_firs
     assert backend.prompts[-1][0] == first  # the system prompt does not change from turn to turn
 
 
+@pytest.mark.slow
 def test_dropped_long_term_entries_are_still_recalled(home, clock, past):
     backend = ScriptedBackend(n_ctx=2048)
     agent = Agent(home, backend, clock=clock)
@@ -164,6 +167,7 @@ def test_memory_search_tool(home, clock, past):
     assert not bad.ok and "query" in bad.output
 
 
+@pytest.mark.slow
 def test_a_broken_index_never_breaks_a_turn(home, clock, past):
     backend = ScriptedBackend(n_ctx=2048)
     agent = Agent(home, backend, clock=clock)

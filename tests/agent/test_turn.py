@@ -63,6 +63,7 @@ def test_volatile_parts_come_after_the_stable_prefix(agent, scripted, clock):
     assert third[-1]["content"] == "[Sunday 2026-11-29 14:55]\nthird"  # after a pause: stamped
 
 
+@pytest.mark.slow
 def test_history_is_dropped_in_blocks_so_the_prefix_stays_stable(home, clock):
     backend = ScriptedBackend(default="a reply of several words here", n_ctx=900)
     agent = Agent(home, backend, clock=clock)
@@ -261,6 +262,7 @@ def test_forget_matches_whole_words(agent):
     assert "cat named Tom" not in body and "knitting" in body
 
 
+@pytest.mark.slow
 def test_a_pasted_megabyte_is_clipped_in_the_prompt_but_kept_in_the_log(agent, scripted, home, clock):
     huge = "x" * 1_000_000
     events = run(agent, huge)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 
 from companion.agent.session import ChatSession
-from companion.agent.turn import Agent
 from companion.commands.chat import _one_turn, repl
 from companion.commands.terminal import safe
 from companion.llm.base import ToolCall
@@ -36,12 +35,13 @@ def test_private_command_pauses_and_resumes_memory(home, clock, scripted) -> Non
 
 def test_an_unasked_change_is_applied_only_after_yes(home, clock):
     backend = ScriptedBackend(supports_tools=True)
-    agent = Agent(home, backend, clock=clock)
+    session = session_on(home, clock, backend)
+    agent = session.agent
     questions: list[str] = []
     for answer in (False, True):
         backend.queue([SOUL_CALL], "I could rhyme.")
         out = io.StringIO()
-        changed = _one_turn(agent, "hello there", out, ask=lambda q: questions.append(q) or answer)
+        changed = _one_turn(session, "hello there", out, ask=lambda q: questions.append(q) or answer)
         assert "[proposed] SOUL.md (append): - Speaks in rhyme" in out.getvalue()
         assert ("rhyme" in agent.store.read("SOUL.md").body) is answer
         assert len(changed) == int(answer)
@@ -64,9 +64,9 @@ def test_piped_input_applies_no_proposal_and_undo_takes_a_change_back(home, cloc
 
 def test_control_characters_in_replies_are_shown_not_obeyed(home, clock):
     hostile = "ok\x1b]52;c;cm0gLXJmIH4=\x07\x1b[2J\x9b31m done"
-    agent = Agent(home, ScriptedBackend([hostile]), clock=clock)
+    session = session_on(home, clock, ScriptedBackend([hostile]))
     out = io.StringIO()
-    _one_turn(agent, "hi", out)
+    _one_turn(session, "hi", out)
     printed = out.getvalue()
     assert not any(ch in printed for ch in "\x1b\x07\x9b")
     assert "^[]52;c;cm0gLXJmIH4=^G^[[2J" in printed

@@ -6,7 +6,8 @@ import io
 
 import pytest
 
-from companion.agent.turn import Agent
+from companion.agent.session import ChatSession
+from companion.settings import Settings
 from companion.cli import main
 from companion.commands.chat import _one_turn
 from companion.llm.scripted import ScriptedBackend
@@ -36,11 +37,12 @@ def test_forget_command_asks_then_erases(home: Home, capsys: pytest.CaptureFixtu
 
 
 def test_forget_in_chat_offers_to_erase_everywhere(home: Home, clock) -> None:
-    agent = Agent(home, ScriptedBackend(["Sure.", "Done."]), clock=clock)
-    list(agent.run_turn("My locker code is under the blue mat."))
+    session = ChatSession(home, Settings(), clock=clock)
+    session.adopt(ScriptedBackend(["Sure.", "Done."]))
+    list(session.run_turn("My locker code is under the blue mat."))
     out = io.StringIO()
     questions: list[str] = []
-    _one_turn(agent, "forget my locker code", out, ask=lambda q: questions.append(q) or True)
+    _one_turn(session, "forget my locker code", out, ask=lambda q: questions.append(q) or True)
     assert len(questions) == 1 and "cannot be undone" in questions[0]
     assert "Erased from" in out.getvalue()
     assert _everywhere(home, "locker") == []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import shutil
 import struct
 from importlib import metadata
@@ -18,6 +20,7 @@ def _gguf(path, arch="qwen2"):
     return path
 
 
+@pytest.mark.slow
 def test_add_use_list_remove(tmp_path, capsys, tiny_model_path):
     home = tmp_path / "home"
     source = _gguf(tmp_path / "qwen-tiny.gguf")
@@ -66,6 +69,7 @@ def test_download_list_and_missing_file_name(tmp_path, capsys):
     assert "file name" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_download_use_against_a_local_hub(tmp_path, capsys, monkeypatch, tiny_model_path):
     import hashlib
     import threading

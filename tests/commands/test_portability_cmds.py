@@ -44,6 +44,7 @@ def test_export_error_is_a_message_not_a_traceback(filled: Home, tmp_path: Path,
     assert "already exists" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_import_merge_default_then_replace(filled: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     main(["--home", str(filled.root), "export", str(tmp_path / "out")])
     other = Home(tmp_path / "other")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 from datetime import datetime, timezone
 from pathlib import Path
@@ -27,6 +29,7 @@ def test_search_prints_dated_hits_and_json(home, capsys):
     assert json.loads(capsys.readouterr().out) == []
 
 
+@pytest.mark.slow
 def test_eval_command_writes_a_table_and_json(tmp_path, capsys):
     out = tmp_path / "result.json"
     assert main(["eval", str(DATA / "recall_weeks.json"), "--budget", "512", "--baseline", "--json", str(out)]) == 0

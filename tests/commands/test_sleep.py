@@ -33,6 +33,7 @@ def test_dry_run_prints_and_writes_nothing(logged: Home, capsys: pytest.CaptureF
     assert not (logged.state / "sleep_cursor.json").exists()
 
 
+@pytest.mark.slow
 def test_one_date_then_the_rest(logged: Home, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sleep", "--date", "2024-05-13", "--no-model"]) == 0
     user = (logged.memory / "USER.md").read_text(encoding="utf-8")
@@ -57,6 +58,7 @@ def test_bad_date_and_busy_lock(logged: Home, capsys: pytest.CaptureFixture[str]
         lock.release()
 
 
+@pytest.mark.slow
 def test_beside_the_running_app_it_refuses_to_load_a_second_model(logged: Home, capsys: pytest.CaptureFixture[str]) -> None:
     import subprocess
     import sys

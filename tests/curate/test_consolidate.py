@@ -45,6 +45,7 @@ def test_a_clean_file_is_left_alone() -> None:
     assert plan(bodies, TODAY) == (bodies, [])
 
 
+@pytest.mark.slow
 def test_a_full_file_is_audited_without_comparing_every_pair(monkeypatch: pytest.MonkeyPatch) -> None:
     import companion.curate.consolidate as C
 

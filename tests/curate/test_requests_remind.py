@@ -112,6 +112,7 @@ def test_a_reminder_keeps_its_time_in_every_common_form(message: str, due: datet
     ("我12月10日早上九点要看牙医", datetime(2026, 12, 10, 9, 0)),
     ("我明天下午三点半要开会", datetime(2026, 12, 1, 15, 30)),
 ])
+@pytest.mark.slow
 def test_a_plan_said_in_passing_keeps_its_time(sentence: str, due: datetime) -> None:
     record = Record("2026-11-30#3", MONDAY_2PM.isoformat(), "user", sentence)
     ops = [op for op in extract([record]) if op.section == "Upcoming"]

@@ -10,6 +10,8 @@ import pytest
 
 from companion.evaluation.curation import Result, by_category, load, matches, run_all
 
+pytestmark = pytest.mark.slow  # one run of the curation harness: a whole night over the labelled set
+
 FIXTURE = Path(__file__).parents[1] / "data" / "curation_statements.json"
 STATEMENTS = load(FIXTURE)
 CATEGORIES = sorted({s.category for s in STATEMENTS})

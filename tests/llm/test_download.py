@@ -111,6 +111,7 @@ def test_resolve_reads_size_and_sha256(hub, model_bytes):
     assert remote.url.startswith(hub.url)
 
 
+@pytest.mark.slow
 def test_the_token_goes_to_the_hub_origin_only(tmp_path, hub, other_host, model_bytes):
     hub.add(REPO, "m.gguf", model_bytes)
     other_host.add(REPO, "m.gguf", model_bytes)

@@ -65,6 +65,7 @@ def test_parameters_and_data_end_of_the_embedded_model(tiny_model_path):
     assert info.size_label == "135M"
 
 
+@pytest.mark.slow
 def test_file_cut_inside_the_tensor_data_is_incomplete(tmp_path, tiny_model_path):
     data = tiny_model_path.read_bytes()
     cut = tmp_path / "cut.gguf"
@@ -73,6 +74,7 @@ def test_file_cut_inside_the_tensor_data_is_incomplete(tmp_path, tiny_model_path
         read_gguf(cut)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.binary(max_size=400))
 def test_random_bytes_after_the_magic_never_crash(tmp_path, tail):

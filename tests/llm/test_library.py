@@ -42,6 +42,7 @@ def test_models_folder_files_are_listed_with_problems_named(library, home, gguf_
     assert "incomplete" in rows["cut.gguf"].error
 
 
+@pytest.mark.slow
 def test_add_copy_link_and_reference(library, home, make_gguf):
     source = make_gguf("外部模型.gguf", tensors=[("w", [32, 32], 0)])
     copied = library.add(source, "copy")

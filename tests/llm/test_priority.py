@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import threading
 import time
 
@@ -97,6 +99,7 @@ def test_background_generations_are_marked_background_and_chat_is_not() -> None:
     assert [o.background for o in inner.options] == [True, False]
 
 
+@pytest.mark.slow
 def test_background_holds_still_while_the_user_types_then_finishes_whole() -> None:
     inner = ScriptedBackend([LONG], delay=0.005)
     shared = SharedBackend(inner, quiet_s=0.3)

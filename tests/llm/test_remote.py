@@ -154,6 +154,7 @@ def test_server_rejecting_tools_is_retried_without_them(fake_server):
     assert "tools" not in fake_server.bodies[-1]
 
 
+@pytest.mark.slow
 def test_server_stalling_mid_reply_times_out_clearly(fake_server):
     fake_server.events = [_content("a")]
     fake_server.stall = 3.0
@@ -281,6 +282,7 @@ def fake_server() -> Iterator[FakeServer]:
     thread.join(timeout=5)
 
 
+@pytest.mark.slow
 def test_a_request_that_times_out_is_not_sent_twice(fake_server):
     backend = RemoteBackend(fake_server.url, retries=2, timeout_s=0.5)
     fake_server.delay_response = 2.0
@@ -336,6 +338,7 @@ def test_a_reply_longer_than_asked_for_is_cut_on_the_client(fake_server):
     assert len(text.split()) <= 60
 
 
+@pytest.mark.slow
 def test_keep_alives_do_not_hold_a_turn_past_the_first_token_deadline(fake_server):
     fake_server.events = []
     fake_server.keepalive = 0.1
@@ -344,6 +347,7 @@ def test_keep_alives_do_not_hold_a_turn_past_the_first_token_deadline(fake_serve
         collect(backend.stream_chat(MESSAGES, GenerationOptions()))
 
 
+@pytest.mark.slow
 def test_a_dripping_reply_ends_at_the_whole_reply_deadline(fake_server, monkeypatch):
     import companion.llm.remote_stream as remote_stream
 
@@ -361,6 +365,7 @@ def test_credentials_in_the_address_are_sent_as_a_login_and_never_shown(fake_ser
     assert fake_server.auth[-1] == "Basic " + __import__("base64").b64encode(b"ana:s:cret").decode()
 
 
+@pytest.mark.slow
 def test_server_routes_stay_inside_the_configured_path(fake_server):
     root = fake_server.url.removesuffix("/v1")
     RemoteBackend(fake_server.url, api_key="k", retries=0).count_tokens("hello")
@@ -373,6 +378,7 @@ def test_server_routes_stay_inside_the_configured_path(fake_server):
     assert fake_server.paths == ["/openai/models"]  # not llama-server's layout: nothing else is asked
 
 
+@pytest.mark.slow
 def test_a_key_over_plain_http_to_another_machine_is_warned_about(fake_server, monkeypatch):
     import companion.llm.remote as remote
 

@@ -80,6 +80,7 @@ def test_stale_write_is_refused(store):
     assert "someone else wrote this" in store.read("MEMORY.md").body
 
 
+@pytest.mark.slow
 def test_concurrent_appends_lose_nothing(store):
     def worker(n):
         for i in range(10):

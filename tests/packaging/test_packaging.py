@@ -66,6 +66,7 @@ def analysis_kwargs() -> dict[str, Any]:
     return next(kwargs for name, _, kwargs in Recorder.calls if name == "Analysis")
 
 
+@pytest.mark.slow
 def test_spec_bundles_model_resources_and_version_metadata(spec_run: dict[str, Any]) -> None:
     datas = analysis_kwargs()["datas"]
     dests = {Path(src).name: dest for src, dest in datas}
@@ -94,6 +95,7 @@ def imported_modules() -> set[str]:
     return found
 
 
+@pytest.mark.slow
 def test_spec_excludes_nothing_companion_imports(spec_run: dict[str, Any]) -> None:
     excludes = set(analysis_kwargs()["excludes"])
     used = imported_modules()

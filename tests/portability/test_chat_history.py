@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from datetime import datetime, timezone
 from typing import Any
 
@@ -50,6 +52,7 @@ def test_message_list_shapes() -> None:
     assert found[1].to_record().id.endswith("#0")
 
 
+@pytest.mark.slow
 @given(json_values)
 def test_odd_json_never_crashes(data: Any) -> None:
     if looks_like_chatgpt(data):
@@ -63,6 +66,7 @@ def test_odd_json_never_crashes(data: Any) -> None:
     st.dictionaries(st.text(max_size=3), json_values, max_size=5),
     json_values,
 )
+@pytest.mark.slow
 def test_odd_chatgpt_mappings_never_crash(mapping: dict[str, Any], current: Any) -> None:
     for _title, messages in messages_from_chatgpt([{"mapping": mapping, "current_node": current}], FALLBACK):
         assert all(m.text for m in messages)

@@ -40,6 +40,7 @@ def skill_text(folder: Path) -> str:
     return (folder / "SKILL.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_folder_export_validates_and_copies_the_memory(home: Home, tmp_path: Path) -> None:
     fill(home)
     before = tree_digest(home.root)

@@ -55,6 +55,7 @@ def exported(home: Home, tmp_path: Path) -> Path:
     return export_memory(home, tmp_path / "export").path
 
 
+@pytest.mark.slow
 def test_export_then_merge_into_fresh_home_reproduces_the_memory(home: Home, exported: Path, tmp_path: Path) -> None:
     other = fresh_home(tmp_path, "other")
     report = import_memory(other, exported)
@@ -95,6 +96,7 @@ def test_backup_taken_and_changes_snapshotted(home: Home, exported: Path, tmp_pa
     assert versions and versions[0].actor == "import" and versions[0].read().encode() == user_before
 
 
+@pytest.mark.slow
 def test_merge_appends_to_an_existing_day_and_rewrites_citations(home: Home, exported: Path, tmp_path: Path) -> None:
     other = fresh_home(tmp_path, "other")
     from datetime import datetime, timedelta, timezone
@@ -366,6 +368,7 @@ def test_a_cancelled_import_changes_nothing_and_leaves_no_scratch(home: Home, ex
     assert not any(home.scratch.iterdir())
 
 
+@pytest.mark.slow
 def test_a_killed_import_leaves_the_home_as_it_was_and_the_next_start_cleans_up(exported: Path, tmp_path: Path) -> None:
     import os
     import subprocess

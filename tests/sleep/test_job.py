@@ -151,6 +151,7 @@ def test_undo_single_entry_and_whole_run(home: Home, writer: Writer) -> None:
     assert undo_entry(store, report, index) == "Already undone."
 
 
+@pytest.mark.slow
 def test_only_one_job_at_a_time(home: Home, writer: Writer, tmp_path: Path) -> None:
     writer.at(2024, 5, 13).chat("I live in Paris.", "I'm allergic to cats.")
     script = tmp_path / "hold.py"
@@ -193,6 +194,7 @@ SleepJob(home, None, clock=clock, store=store).run()
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("die_after_writes", [1, 2, 4])
 def test_kill_9_mid_run_then_resume_without_duplicates(home: Home, writer: Writer, tmp_path: Path, die_after_writes: int) -> None:
     writer.at(2024, 5, 13).chat("I'm allergic to shellfish.", "I have a dentist appointment tomorrow.")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import argparse
 import faulthandler
 
@@ -51,6 +53,7 @@ def test_chinese_translation_is_installed_for_a_chinese_locale(qapp) -> None:
     assert QCoreApplication.translate("MainWindow", "&File") == "&File"
 
 
+@pytest.mark.slow
 def test_sigterm_closes_the_app_cleanly(tmp_path):
     """Logout or `kill` closes the window the normal way (model closed, exit code 0)."""
     import os

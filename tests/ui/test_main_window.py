@@ -233,6 +233,7 @@ def _write_days(home: Home, days: int) -> None:
         log.append("assistant", f"reply of {day.isoformat()}")
 
 
+@pytest.mark.slow
 def test_earlier_days_load_lazily_on_scroll(qtbot, make_window, home: Home) -> None:
     _write_days(home, 60)
     window = make_window()
@@ -298,6 +299,7 @@ def test_recalled_memories_are_listed_under_the_reply(qtbot, make_window, home: 
     assert not reply.recalled_list.isHidden() and "Longjing" in reply.recalled_list.text()
 
 
+@pytest.mark.slow
 def test_find_reaches_days_not_loaded_yet(qtbot, make_window, home: Home) -> None:
     _write_days(home, 90)  # far more than the first screen holds
     window = make_window()

@@ -294,6 +294,23 @@ def test_a_citation_of_a_missing_day_says_so(qtbot, window: MainWindow) -> None:
     assert "not here" in window.memory_pane.journal.view.toPlainText()
 
 
+def test_a_link_in_a_digest_opens_only_through_the_one_link_door(qtbot, window: MainWindow, home: Home, monkeypatch) -> None:
+    import companion.ui.render as render
+
+    opened: list[str] = []
+    monkeypatch.setattr(render, "open_link", lambda parent, link, **_kw: opened.append(link) or False)
+    digest = home.digests / "week" / "2026-W48.md"
+    digest.parent.mkdir(parents=True, exist_ok=True)
+    digest.write_text("# Week 48\n\n- Read [the notes](file:///etc/passwd)\n", encoding="utf-8")
+    journal = window.memory_pane.journal
+    window.memory_pane.tabs.setCurrentWidget(journal)
+    journal.kind.setCurrentIndex(2)
+    journal.list.setCurrentRow(0)
+    assert not journal.view.openLinks() and not journal.view.openExternalLinks()
+    journal.view.anchorClicked.emit(QUrl("file:///etc/passwd"))  # what a click on the link sends
+    assert opened == ["file:///etc/passwd"] and "the notes" in journal.view.toPlainText()
+
+
 def test_a_file_opens_in_the_reading_view_without_comments_and_each_entry_leads_to_its_line(qtbot, window: MainWindow) -> None:
     record = window.daylog.append("user", "I moved to Porto")
     editor = window.memory_pane.open_file("USER.md")

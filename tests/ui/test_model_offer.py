@@ -155,6 +155,7 @@ def test_a_file_llama_cpp_cannot_run_is_not_switched_to(
     assert window.settings.model.path == "" and window.backend is not None and window.backend.info is scripted.info
 
 
+@pytest.mark.slow
 def test_a_model_that_fails_to_load_leaves_the_built_in_one_in_use(
     make_window: Callable[..., MainWindow], scripted: Any, home: Home, tiny_model_path: Path,
     monkeypatch: pytest.MonkeyPatch,

@@ -74,6 +74,7 @@ def test_estimate_follows_gpu_layers_and_context(dialog):
     assert dialog.estimate_label.text() != before
 
 
+@pytest.mark.slow
 def test_add_use_and_apply_saves_and_reloads(dialog, window, tmp_path, qtbot, tiny_model_path):
     header_only = _gguf(tmp_path / "header-only.gguf")
     with qtbot.waitSignal(dialog.job_finished, timeout=10_000):
@@ -107,6 +108,7 @@ def test_bad_file_shows_the_reason_and_adds_nothing(dialog, tmp_path):
     assert dialog.table.rowCount() == 1 and dialog.job is None
 
 
+@pytest.mark.slow
 def test_cancel_keeps_settings(dialog, window, tmp_path, qtbot):
     with qtbot.waitSignal(dialog.job_finished, timeout=10_000):
         dialog.add_file(_gguf(tmp_path / "x.gguf"))
@@ -134,6 +136,7 @@ def test_server_settings_and_key_are_saved(dialog, window):
     assert KeyStore(window.home, use_keyring=False).get("http://192.168.1.20:11434/v1") == "sk-local"
 
 
+@pytest.mark.slow
 def test_download_shows_progress_can_stop_and_resume(dialog, hub_server, qtbot, window):
     content = _gguf(window.home.root / "src.gguf", payload=b"\1" * 3_000_000).read_bytes()
     hub_server.content = content
@@ -158,6 +161,7 @@ def test_download_shows_progress_can_stop_and_resume(dialog, hub_server, qtbot, 
     assert values[0] < 1000
 
 
+@pytest.mark.slow
 def test_test_connection_reports_models_or_the_problem(dialog, hub_server, qtbot):
     dialog.server_radio.setChecked(True)
     dialog.url_edit.setText("http://127.0.0.1:1/v1")

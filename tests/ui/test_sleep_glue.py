@@ -183,6 +183,7 @@ def test_installs_into_the_real_main_window(qtbot, make_window) -> None:  # type
     window.sleep_controller.shutdown()
 
 
+@pytest.mark.slow
 def test_status_bar_shows_the_next_sleep_and_follows_preferences(qtbot, tmp_path):
     from companion.ui.main_window import MainWindow
     from companion.memory.setup import ensure_home
@@ -225,6 +226,7 @@ def test_a_brand_new_home_never_catches_up_and_chat_is_never_interrupted(qtbot, 
     assert not controller.running and controller._job is None
 
 
+@pytest.mark.slow
 def test_a_due_run_waits_until_chat_has_been_quiet(qtbot, make, log_day) -> None:  # type: ignore[no-untyped-def]
     log_day(13, "I'm allergic to shellfish.")
     window, controller = make(datetime(2024, 5, 15, 9, 0, tzinfo=TZ), delay=50, quiet_s=0.5)

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import unicodedata
-
+from companion.memory.lang import fold
 from companion.memory.search.index import SearchIndex
 from companion.memory.search.tokenize import index_terms, is_cjk
 
 FIND_LIMIT = 2000  # matches listed; more than that is shown as "2000+"
 
 
-def _fold(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).casefold()
+_fold = fold
 
 
 def _order(record_id: str) -> tuple[str, int]:
