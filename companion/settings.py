@@ -50,6 +50,18 @@ class SleepSettings:
 class WindowSettings:
     keep_in_tray: bool = False  # closing the window leaves Companion in the tray (nightly sleep, reminders)
     tray_asked: bool = False  # the user was asked once, on the first close
+    theme: str = "system"  # "system", "light" or "dark"
+    font_size: int = 0  # points; 0: the system's size
+
+
+@dataclass
+class SharingSettings:
+    """What the user's other assistants may read over MCP (`companion mcp`): nothing until allowed.
+
+    One line per agent, "name: scope scope ...", scopes from agent/sharing.py SCOPES."""
+
+    agents: list[str] = field(default_factory=list)
+    http_port: int = 8765  # `companion mcp --http` listens on 127.0.0.1 only
 
 
 @dataclass
@@ -58,6 +70,7 @@ class Settings:
     memory: MemorySettings = field(default_factory=MemorySettings)
     sleep: SleepSettings = field(default_factory=SleepSettings)
     window: WindowSettings = field(default_factory=WindowSettings)
+    sharing: SharingSettings = field(default_factory=SharingSettings)
     extra: dict[str, Any] = field(default_factory=dict)  # tables this version does not know
 
     def to_dict(self) -> dict[str, Any]:
@@ -101,7 +114,7 @@ def _fits(value: Any, default: Any) -> bool:
 
 
 _TABLES: dict[str, type] = {"model": ModelSettings, "memory": MemorySettings, "sleep": SleepSettings,
-                            "window": WindowSettings}
+                            "window": WindowSettings, "sharing": SharingSettings}
 
 
 def load_settings(path: Path) -> Settings:

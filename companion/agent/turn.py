@@ -248,7 +248,8 @@ class Agent:
             last_user = _last_user(records)
             if last_user is None:
                 return
-            old = next((r for r in reversed(records) if r.role == "assistant" and r.seq > last_user.seq and r.day == last_user.day), None)
+            old = next((r for r in reversed(records) if r.role == "assistant" and r.day == last_user.day
+                        and r.device == last_user.device and r.seq > last_user.seq), None)
             if self.backend is None:
                 yield Failed("The model is not loaded yet.")
                 return

@@ -256,12 +256,14 @@ MASKS = {"email": "[email]", "phone": "[phone]", "card": "[card]", "iban": "[iba
          "ssn": "[id]", "id": "[id]", "address": "[address]"}
 
 
-def mask(text: str, found: Callable[[str], None] | None = None) -> str:
+def mask(text: str, found: Callable[[str], None] | None = None, *, keep_contacts: bool = False) -> str:
     """`text` with every finding replaced by its mask ("[email]"); a label before it stays
-    ("password: [secret]"). `found` is told the kind of each one."""
+    ("password: [secret]"). `found` is told the kind of each one. `keep_contacts`: mask only secrets."""
     parts: list[str] = []
     end = 0
     for finding in scan(text):
+        if keep_contacts and not finding.is_secret:
+            continue
         parts.append(text[end : finding.start])
         parts.append(MASKS[finding.kind])
         if found is not None:
