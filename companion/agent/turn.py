@@ -25,6 +25,7 @@ from companion.errors import CompanionError, ModelError
 from companion.llm.base import Backend, GenerationOptions, Message, ToolCall, estimate_tokens
 from companion.llm.toolparse import prompt_inputs
 from companion.memory.daylog import DayLog, now_local
+from companion.memory.lang import fold
 from companion.memory.document import Document
 from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record
@@ -363,7 +364,7 @@ def _own_calls(calls: list[ToolCall], tools: list[dict[str, Any]] | None, messag
     if not calls:
         return []
     offered = {t["function"]["name"] for t in tools or []}
-    quoted = prompt_inputs(messages)
+    quoted = prompt_inputs(messages, fold)  # widths and case folded as everywhere else we compare text
     own = [c for c in calls if c.name in offered and not quoted.contains(c)]
     if len(own) < len(calls):
         log.warning("Ignored %d tool call(s) that were not offered or that the input spelled out", len(calls) - len(own))

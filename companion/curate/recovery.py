@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
 
 from mnemonic import Mnemonic
+
+from companion.memory.lang import fold
 
 MIN_WORDS = 12  # the shortest phrase a wallet writes
 _LATIN = ("english", "spanish", "french", "italian", "portuguese", "czech")
@@ -17,13 +18,9 @@ _ZH_GAP = re.compile(r"[\s,，、]*")
 _ZH_LABEL = re.compile(r"助记词|助记|恢复短语|种子短语|种子词|钱包|助記詞|恢復短語|種子")
 
 
-def _fold(word: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFKD", word.lower()) if not unicodedata.combining(c))
-
-
 @lru_cache(maxsize=1)
 def _latin_lists() -> tuple[frozenset[str], ...]:
-    return tuple(frozenset(_fold(w) for w in Mnemonic(language).wordlist) for language in _LATIN)
+    return tuple(frozenset(fold(w) for w in Mnemonic(language).wordlist) for language in _LATIN)
 
 
 @lru_cache(maxsize=1)
@@ -37,7 +34,7 @@ def recovery_phrases(text: str) -> list[tuple[int, int]]:
 
 
 def _latin_runs(text: str) -> list[tuple[int, int]]:
-    words = [(m.start(), m.end(), _fold(m.group(0))) for m in _WORD.finditer(text)]
+    words = [(m.start(), m.end(), fold(m.group(0))) for m in _WORD.finditer(text)]
     spans: list[tuple[int, int]] = []
     for wordlist in _latin_lists():
         run: list[tuple[int, int]] = []

@@ -1,8 +1,8 @@
 """Canonical tool calls and the calls a prompt's input already spells out, in any encoding.
 
-A call counts as the model's own only if its canonical form (name and arguments, whitespace and
-Unicode width folded, key order ignored, string-encoded arguments decoded) appears nowhere in the
-input. The input is read at every level of JSON string escaping (and with HTML entities and
+A call counts as the model's own only if its canonical form (name and arguments, whitespace folded,
+key order ignored, string-encoded arguments decoded; widths and case too where the caller passes the
+language module's fold, as the agent does) appears nowhere in the input. The input is read at every level of JSON string escaping (and with HTML entities and
 percent-escapes decoded), every JSON object in it is decoded and walked, and an object of arguments
 right after a tool's name (`<function=x>{...}`, `call:x{...}`, `x[ARGS]{...}`) counts as a call too.
 The scan has a work budget; input too hostile to read within it counts as quoting every call.
@@ -13,9 +13,8 @@ from __future__ import annotations
 import html
 import json
 import re
-import unicodedata
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 from urllib.parse import unquote
 
 from companion.llm.base import ToolCall
@@ -33,7 +32,14 @@ _NAME_WINDOW = 80  # characters before an arguments object searched for the tool
 _NAMES_TRIED = 4
 
 
-def _scalar(value: Any) -> str:
+Fold = Callable[[str], str]  # how text is compared: the agent passes the language module's fold (width, case)
+
+
+def _same(text: str) -> str:
+    return text
+
+
+def _scalar(value: Any, fold: Fold = _same) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
@@ -41,18 +47,18 @@ def _scalar(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     if isinstance(value, str):
-        return " ".join(unicodedata.normalize("NFKC", value).split())
+        return " ".join(fold(value).split())
     return str(value)
 
 
-def _canonical(value: Any, depth: int = 0) -> Any:
+def _canonical(value: Any, fold: Fold, depth: int = 0) -> Any:
     if depth > 64:
         return "…"
     if isinstance(value, dict):
-        return {_scalar(k): _canonical(v, depth + 1) for k, v in value.items()}
+        return {_scalar(k, fold): _canonical(v, fold, depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_canonical(v, depth + 1) for v in value]
-    return _scalar(value)
+        return [_canonical(v, fold, depth + 1) for v in value]
+    return _scalar(value, fold)
 
 
 def decoded_arguments(args: Any) -> Any:
@@ -67,19 +73,19 @@ def decoded_arguments(args: Any) -> Any:
     return args
 
 
-def canonical_name(name: str) -> str:
-    name = unicodedata.normalize("NFKC", name).strip()
+def canonical_name(name: str, fold: Fold = _same) -> str:
+    name = fold(name).strip()
     return name.removeprefix("functions.")
 
 
-def fingerprint(call: ToolCall) -> str:
+def fingerprint(call: ToolCall, fold: Fold = _same) -> str:
     """Name and arguments in one canonical spelling: the same call however it was written."""
-    return fingerprint_of(call.name, call.arguments)
+    return fingerprint_of(call.name, call.arguments, fold)
 
 
-def fingerprint_of(name: str, arguments: Any) -> str:
-    canon = _canonical(decoded_arguments(arguments))
-    return json.dumps([canonical_name(name), canon], sort_keys=True, ensure_ascii=False)
+def fingerprint_of(name: str, arguments: Any, fold: Fold = _same) -> str:
+    canon = _canonical(decoded_arguments(arguments), fold)
+    return json.dumps([canonical_name(name, fold), canon], sort_keys=True, ensure_ascii=False)
 
 
 def call_in(data: Any) -> tuple[str, Any] | None:
@@ -130,17 +136,19 @@ class Quoted:
 
     fingerprints: set[str] = field(default_factory=set)
     complete: bool = True
+    fold: Fold = _same
 
     def contains(self, call: ToolCall) -> bool:
-        return not self.complete or fingerprint(call) in self.fingerprints
+        return not self.complete or fingerprint(call, self.fold) in self.fingerprints
 
     def __bool__(self) -> bool:
         return bool(self.fingerprints) or not self.complete
 
 
 class _Scanner:
-    def __init__(self, budget: int) -> None:
+    def __init__(self, budget: int, fold: Fold) -> None:
         self.budget = budget
+        self.fold = fold
         self.found: set[str] = set()
         self.decoder = json.JSONDecoder()
         self.seen: set[int] = set()
@@ -155,7 +163,7 @@ class _Scanner:
         for _ in range(MAX_LEVELS):
             deeper: set[str] = set()
             for view in frontier:
-                for variant in (view, unicodedata.normalize("NFKC", view), html.unescape(view), unquote(view), relaxed(view)):
+                for variant in (view, self.fold(view), html.unescape(view), unquote(view), relaxed(view)):
                     key = hash(variant)
                     if key in self.seen:
                         continue
@@ -202,7 +210,7 @@ class _Scanner:
         if isinstance(value, dict):
             shaped = call_in(value)
             if shaped is not None:
-                self.found.add(fingerprint_of(*shaped))
+                self.found.add(fingerprint_of(*shaped, self.fold))
             for item in value.values():
                 self.walk(item, depth + 1)
         elif isinstance(value, list):
@@ -212,13 +220,13 @@ class _Scanner:
     def named_arguments(self, before: str, arguments: dict[str, Any]) -> None:
         """An object of arguments written right after a name: `<function=x>{`, `call:x{`, `x[ARGS]{`."""
         for name in _NAME_BEFORE.findall(before)[-_NAMES_TRIED:]:
-            self.found.add(fingerprint_of(name, arguments))
+            self.found.add(fingerprint_of(name, arguments, self.fold))
 
 
-def quoted_calls(texts: Iterable[Any], budget: int = SCAN_BUDGET) -> Quoted:
-    """Every call written anywhere in `texts`, at any level of escaping."""
-    scanner = _Scanner(budget)
+def quoted_calls(texts: Iterable[Any], budget: int = SCAN_BUDGET, fold: Fold = _same) -> Quoted:
+    """Every call written anywhere in `texts`, at any level of escaping; `fold` says how text compares."""
+    scanner = _Scanner(budget, fold)
     for text in texts:
         if isinstance(text, str) and text and not scanner.text(text):
-            return Quoted(scanner.found, complete=False)
-    return Quoted(scanner.found)
+            return Quoted(scanner.found, complete=False, fold=fold)
+    return Quoted(scanner.found, fold=fold)

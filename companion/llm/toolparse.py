@@ -13,7 +13,7 @@ import re
 from typing import Any, Iterable
 
 from companion.llm.base import ToolCall
-from companion.llm.quoted import Quoted, call_in, decoded_arguments, fingerprint, quoted_calls
+from companion.llm.quoted import Fold, Quoted, call_in, decoded_arguments, fingerprint, quoted_calls
 
 __all__ = ["ToolTextFilter", "Quoted", "fingerprint", "parse_tool_calls", "prompt_inputs", "quoted_calls"]
 
@@ -78,10 +78,11 @@ def parse_tool_calls(text: str, known: set[str], quoted: Quoted | None = None) -
     return rest.strip(), calls
 
 
-def prompt_inputs(messages: Iterable[dict[str, Any]]) -> Quoted:
+def prompt_inputs(messages: Iterable[dict[str, Any]], fold: Fold | None = None) -> Quoted:
     """The calls spelled out anywhere in a prompt's input: every message's text, whatever its role (an
     assistant message in the history may be an imported record, or a reply that repeated a page)."""
-    return quoted_calls(m.get("content") for m in messages)
+    texts = (m.get("content") for m in messages)
+    return quoted_calls(texts) if fold is None else quoted_calls(texts, fold=fold)
 
 
 class ToolTextFilter:

@@ -167,12 +167,12 @@ def run_escape_calls(home: Home, clock: Callable) -> CorpusResult:
     soul_before = give_persona(home)
     outside_before = _fingerprint(sandbox, (home.memory, home.state))
     backend = ScriptedBackend(supports_tools=True)
-    for call in ESCAPE_CALLS:
-        backend.queue([call], "Done.")
     agent = Agent(home, backend, clock=clock)
     result = CorpusResult()
     for call in ESCAPE_CALLS:
         result.cases += 1
+        backend.replies.clear()  # a call that never runs leaves its follow-up reply unread
+        backend.queue([call], "Done.")
         message = f"Please do this: {json.dumps(call.arguments, ensure_ascii=False)}"
         try:
             events = list(agent.run_turn(message))
@@ -180,7 +180,8 @@ def run_escape_calls(home: Home, clock: Callable) -> CorpusResult:
             result.fail(call.name, f"crashed with {type(exc).__name__}: {exc}")
             continue
         tools = [e for e in events if e.kind == "tool"]
-        if not tools or tools[0].result.ok and call.name != "read_memory":
+        offered = call.name in agent.tools.names()  # a call to a tool never offered is dropped before it runs
+        if (offered and not tools) or (tools and tools[0].result.ok and call.name != "read_memory"):
             result.fail(f"{call.name} {call.arguments}", "was not refused")
         if tools and call.name == "read_memory" and tools[0].result.ok:
             result.fail(f"{call.name} {call.arguments}", "read a file outside the memory folder")

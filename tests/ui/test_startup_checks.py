@@ -168,24 +168,20 @@ def test_finding_broken_frontmatter_offers_open_and_restore_while_chat_goes_on(m
     assert DEEP in [v.read() for v in store.history.versions("SOUL.md")]  # the broken text is kept in History
 
 
-def test_the_app_start_opens_the_dialog_for_a_broken_memory_file(qapp, home: Home, monkeypatch) -> None:
+@pytest.mark.slow
+def test_the_app_starts_and_stays_up_with_a_broken_memory_file(home: Home) -> None:
+    """The real app in its own process: the window comes up with the dialog hook, and SIGTERM closes it cleanly."""
+    import signal
+    import time
+
     (home.memory / "USER.md").write_text(BROKEN, encoding="utf-8")
-    found: list[str] = []
-
-    def look() -> None:
-        boxes = [w for w in QApplication.topLevelWidgets() if isinstance(w, BrokenFileDialog) and w.isVisible()]
-        if not boxes:
-            QTimer.singleShot(100, look)
-            return
-        found.append(boxes[0].name)
-        for widget in QApplication.topLevelWidgets():
-            if widget.inherits("QMainWindow"):
-                widget.confirm_discard = lambda _names: QMessageBox.StandardButton.Discard  # type: ignore[attr-defined]
-                if hasattr(widget, "tray"):
-                    widget.tray.ask_keep_in_tray = lambda: False  # type: ignore[attr-defined]
-                widget.close()
-        qapp.quit()
-
-    QTimer.singleShot(100, look)
-    assert app_module.run(argparse.Namespace(home=str(home.root))) == 0
-    assert found == ["USER.md"]
+    env = {**os.environ, "COMPANION_HOME": str(home.root), "QT_QPA_PLATFORM": "offscreen"}
+    proc = subprocess.Popen([sys.executable, "-m", "companion"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None and not (home.lock_file.exists() and home.lock_file.read_text().strip()):
+        time.sleep(0.2)
+    time.sleep(3)  # the window and the dialog are up
+    assert proc.poll() is None, proc.communicate()[1].decode(errors="replace")
+    proc.send_signal(signal.SIGTERM)
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and b"Traceback" not in err, err.decode(errors="replace")
