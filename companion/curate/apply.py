@@ -18,7 +18,7 @@ from companion.memory.dedupe import find_entries, is_duplicate
 from companion.curate.dates import absolutize, has_relative_date
 from companion.curate.ops import SECTIONS, Op, Outcome
 from companion.curate.extract import SLOTS, extract, own_words, slot_matches, slot_of
-from companion.curate.slots import canonical
+from companion.curate.slots import canonical as slot_named
 from companion.memory.lang import has_han
 
 log = logging.getLogger(__name__)
@@ -152,7 +152,7 @@ def plan(name: str, body: str, ops: list[Op], ctx: Context) -> tuple[str, list[O
 def _targets(body: str, old: str, file: str, sources: list[str] | None = None) -> list[str]:
     """Entries an update replaces: `old` names one entry, or alternative slots ("Is a vegan|Is a vegetarian")."""
     found: list[str] = []
-    old = canonical(old)
+    old = slot_named(old)
     is_slot = old in SLOTS
     for part in old.split("|"):
         if "*" in part or part.startswith("@"):  # a slot with a hole ("在*工作" names "在腾讯工作") or a named form
