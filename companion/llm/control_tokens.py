@@ -48,8 +48,7 @@ class ControlTokens:
 
     def __init__(self, tokens: Iterable[str]) -> None:
         self.tokens = frozenset(t for t in tokens if breakable(t))
-        ordered = sorted(self.tokens, key=len, reverse=True)
-        self._pattern = re.compile("|".join(re.escape(t) for t in ordered)) if ordered else None
+        self._pattern = re.compile(_trie_pattern(self.tokens)) if self.tokens else None
 
     @classmethod
     def for_server(cls, template: str | None = None) -> "ControlTokens":
@@ -96,6 +95,27 @@ class ControlTokens:
         if isinstance(value, list):
             return [self._value(v, depth + 1) for v in value]
         return value
+
+
+def _trie_pattern(tokens: Iterable[str]) -> str:
+    """One regex for many literal tokens, shared prefixes merged (a vocabulary may declare thousands), longest first."""
+    trie: dict[str, Any] = {}
+    for token in tokens:
+        node = trie
+        for char in token:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def emit(node: dict[str, Any]) -> str:
+        branches = [re.escape(char) + emit(child) for char, child in sorted(node.items()) if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        if "" in node:
+            return f"(?:{body})?"
+        return body
+
+    return emit(trie)
 
 
 def template_tokens(template: str) -> set[str]:

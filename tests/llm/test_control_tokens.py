@@ -114,3 +114,14 @@ def test_finding_the_embedded_models_own_vocabulary_and_template_keep_text_as_te
         assert controls_in(vocab, render(template, prepared)) == controls_in(vocab, render(template, plain))
     finally:
         vocab.close()
+
+
+def test_thousands_of_declared_tokens_are_broken_quickly():
+    import time
+
+    controls = ControlTokens([f"<unused{i}>" for i in range(6000)] + ["<start_of_turn>", "<end_of_turn>", "<|ab|>", "<|a|>"])
+    text = "Some <b>bold</b> a < b <end_of_turn> <unused5999> <|ab|> <|a|>. " * 1000
+    started = time.perf_counter()
+    out = controls.neutralize(text)
+    assert time.perf_counter() - started < 0.5  # once per message per turn
+    assert not controls.found(out) and out.replace(ZWSP, "") == text
