@@ -9,15 +9,17 @@ import re
 import sys
 import threading
 import time
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Iterator, cast
 
-from companion.errors import GenerationError, ModelMemoryError, UnsupportedModelError
+from companion.errors import GenerationError, GpuLoadError, ModelMemoryError, UnsupportedModelError
 from companion.llm.base import CancelFlag, Chunk, GenerationOptions, Message, ModelInfo, estimate_tokens
 from companion.llm.catalog import display_name
 from companion.llm.cpu import CpuLoad, background_priority, free_threads, missing_cpu_features, physical_cores, unsupported_cpu_message
+from companion.llm.devices import Registry, device_label, gpu_failure_reason
 from companion.llm.gguf import GGUFInfo, read_gguf
+from companion.llm.hardware import GpuProbe
 from companion.llm.toolparse import ToolTextFilter, prompt_inputs
 
 log = logging.getLogger(__name__)
@@ -27,6 +29,7 @@ llama_log = logging.getLogger("companion.llama_cpp")
 _SPECIAL = re.compile(r"<(\|[^|<>\s]{1,40}\|)>|<(/?s)>|<((?:start|end)_of_turn)>|\[(/?INST)\]")
 _ZWSP = "\u200b"
 _CALLBACK: Any = None
+_REGISTRY: Registry | None = None
 # llama.cpp's OpenMP workers spin between operations before they sleep (libgomp: 300,000 rounds, libomp: 200 ms).
 # When a core is taken by another program, spinning burns the time slice the late thread needs;
 # a short spin keeps a quiet machine's speed. Read once, when llama.cpp loads; the user's setting wins.
@@ -35,13 +38,35 @@ RETUNE_S = 1.0  # how often a long generation looks at the load again
 
 
 def _llama_cpp() -> Any:
-    """The llama_cpp module, imported with the spin-wait settings in place."""
+    """The llama_cpp module, imported with the spin-wait settings in place and its backend modules registered."""
     if "llama_cpp" not in sys.modules:
         for name, value in SPIN_ENV.items():
             os.environ.setdefault(name, value)
     import llama_cpp
 
+    _registry(llama_cpp)
     return llama_cpp
+
+
+def _registry(llama_cpp: Any) -> Registry:
+    """ggml's backend registry, with the CPU and GPU modules of a GGML_BACKEND_DL build loaded (once)."""
+    global _REGISTRY
+    if _REGISTRY is None:
+        from llama_cpp import _ggml
+
+        registry = Registry(_ggml.libggml, Path(llama_cpp.__file__).parent / "lib")
+        registry.load_modules()
+        _REGISTRY = registry
+    return _REGISTRY
+
+
+def probe_gpus() -> GpuProbe:
+    """The GPU devices this llama.cpp can offload to, or why there are none (one line)."""
+    try:
+        llama_cpp = _llama_cpp()
+    except (ImportError, OSError) as exc:
+        return GpuProbe(offload=False, note=f"llama.cpp is unavailable ({exc}).")
+    return _registry(llama_cpp).probe(gpu_offload_supported())
 
 
 def neutralize_special_tokens(text: str) -> str:
@@ -146,23 +171,29 @@ def architecture_known(name: str) -> bool:
     _route_llama_logs()
     llama_cpp = _llama_cpp()
     lines: list[str] = []
+    with _captured_log(lines), tempfile.TemporaryDirectory(prefix="companion-arch-") as folder:
+        path = Path(folder) / "probe.gguf"
+        path.write_bytes(minimal_gguf({"general.architecture": name}))
+        params = llama_cpp.llama_model_default_params()
+        params.vocab_only = True
+        model = llama_cpp.llama_model_load_from_file(str(path).encode("utf-8"), params)
+        if model:
+            llama_cpp.llama_model_free(model)
+    return not any("unknown model architecture" in line for line in lines)
+
+
+@contextmanager
+def _captured_log(lines: list[str]) -> Iterator[None]:
+    """llama.cpp's log lines, collected while the block runs (also at debug level)."""
     handler = _ListHandler(lines)
     llama_log.addHandler(handler)
     previous = llama_log.level
     llama_log.setLevel(logging.DEBUG)
     try:
-        with tempfile.TemporaryDirectory(prefix="companion-arch-") as folder:
-            path = Path(folder) / "probe.gguf"
-            path.write_bytes(minimal_gguf({"general.architecture": name}))
-            params = llama_cpp.llama_model_default_params()
-            params.vocab_only = True
-            model = llama_cpp.llama_model_load_from_file(str(path).encode("utf-8"), params)
-            if model:
-                llama_cpp.llama_model_free(model)
+        yield
     finally:
         llama_log.removeHandler(handler)
         llama_log.setLevel(previous)
-    return not any("unknown model architecture" in line for line in lines)
 
 
 class _ListHandler(logging.Handler):
@@ -197,11 +228,11 @@ class LlamaBackend:
         _patch_failed_load_cleanup()
         llama_cpp = _llama_cpp()
 
-        offload = gpu_offload_supported()
-        layers = n_gpu_layers if offload else 0
+        probe = _registry(llama_cpp).probe(gpu_offload_supported())
+        layers = n_gpu_layers if probe.offload else 0
         warnings: list[str] = []
-        if n_gpu_layers and not offload:
-            warnings.append("This llama.cpp build cannot use a GPU; running on the CPU.")
+        if n_gpu_layers and not probe.offload:
+            warnings.append(probe.note or "This llama.cpp build cannot use a GPU; running on the CPU.")
         if chat_format is None and meta.chat_template is None:
             chat_format = "chatml"
             warnings.append(
@@ -212,47 +243,48 @@ class LlamaBackend:
             n_ctx = min(n_ctx, train_ctx)
         # At most this many threads; each generation takes only the cores that are free when it starts.
         self.max_threads = max(1, n_threads or physical_cores())
-        try:
-            self._llm = llama_cpp.Llama(
-                model_path=str(path),
-                n_ctx=n_ctx,
-                n_threads=self.max_threads,
-                # llama-cpp-python evaluates prompts on every logical core by default; hyperthreads do
-                # not help and make the first token slower on a busy machine.
-                n_threads_batch=self.max_threads,
-                n_gpu_layers=layers,
-                chat_format=chat_format,
-                verbose=False,
-            )
-        except ValueError as exc:
-            raise self._translate_load_error(exc, meta, n_ctx) from exc
+        log_lines: list[str] = []
+        with _captured_log(log_lines) if layers else nullcontext():
+            try:
+                self._llm = llama_cpp.Llama(
+                    model_path=str(path),
+                    n_ctx=n_ctx,
+                    n_threads=self.max_threads,
+                    # llama-cpp-python evaluates prompts on every logical core by default; hyperthreads do
+                    # not help and make the first token slower on a busy machine.
+                    n_threads_batch=self.max_threads,
+                    n_gpu_layers=layers,
+                    chat_format=chat_format,
+                    verbose=False,
+                )
+            except ValueError as exc:
+                if layers:
+                    raise GpuLoadError(gpu_failure_reason(log_lines, str(exc))) from exc
+                raise self._translate_load_error(exc, meta, n_ctx) from exc
         self._lock = threading.RLock()
         self._load = CpuLoad().start()
         self._threads = self.max_threads
         self._cancel = CancelFlag()
         template = meta.chat_template or ""
+        total_layers = (meta.block_count or 0) + 1  # llama.cpp counts the output layer as one more
+        on_gpu = min(total_layers, layers) if layers >= 0 else total_layers
+        gpu = max(probe.devices, key=lambda g: (not g.integrated, g.free_bytes or 0)) if probe.devices and on_gpu else None
         self.info = ModelInfo(
             name=display_name(path, meta.metadata.get("general.name")),
             path=str(path),
             n_ctx=self._llm.n_ctx(),
-            n_gpu_layers=layers,
-            gpu_offload_supported=offload,
-            device=self._device_label(layers, meta),
+            n_gpu_layers=on_gpu,
+            gpu_offload_supported=probe.offload,
+            device=device_label(on_gpu, total_layers, gpu.name if gpu else ""),
+            gpu_name=gpu.name if gpu else "",
+            total_layers=total_layers,
+            device_note=probe.note,
             chat_format=self._llm.chat_format or "",
             has_chat_template=meta.chat_template is not None,
             supports_tools="tools" in template and "tool_call" in template,
             warnings=warnings,
         )
         self._closed = False
-
-    @staticmethod
-    def _device_label(layers: int, meta: GGUFInfo) -> str:
-        if layers == 0:
-            return "CPU"
-        total = meta.block_count
-        if layers < 0 or (total is not None and layers >= total):
-            return f"GPU (all {total or ''} layers)".replace("  ", " ")
-        return f"GPU ({layers}/{total} layers)"
 
     @staticmethod
     def _check_memory(meta: GGUFInfo, n_ctx: int) -> None:

@@ -93,13 +93,19 @@ def load_backend(
     """
     if settings.backend == "openai" and not override:
         from companion.llm.apikeys import KeyStore
-        from companion.llm.remote import RemoteBackend
 
         key = KeyStore(home or resolve_home()).get(settings.base_url) if settings.base_url else ""
-        return RemoteBackend.from_settings(settings, key)
+        return open_server(settings, key)
     if settings.backend not in BACKENDS:
         raise ModelError(f"Unknown backend {settings.backend!r} in settings.toml; use one of {', '.join(BACKENDS)}.")
     return _load_local(settings, resolve_model_path(settings, override), caps)
+
+
+def open_server(settings: ModelSettings, api_key: str, *, retries: int = 2):  # -> RemoteBackend
+    """Connect to the model server in `settings` with this key (`retries=0`: one try, for a connection test)."""
+    from companion.llm.remote import RemoteBackend
+
+    return RemoteBackend.from_settings(settings, api_key, retries=retries)
 
 
 def _load_local(settings: ModelSettings, path: Path, caps: Capabilities | None):
@@ -118,6 +124,8 @@ def _load_local(settings: ModelSettings, path: Path, caps: Capabilities | None):
             f"{path.name} has no chat template; using the '{chat_format}' format. "
             "If replies look odd, pick another format in Settings > Model."
         )
+    if settings.n_gpu_layers not in (0, hardware.GPU_LAYERS_AUTO) and not caps.gpu_offload:
+        notes.append(caps.gpu_note or "This llama.cpp build cannot use a GPU; running on the CPU.")
     failure: ModelError | None = None
     for attempt in _layer_fallbacks(layers, meta.block_count):
         try:
@@ -137,10 +145,7 @@ def _load_local(settings: ModelSettings, path: Path, caps: Capabilities | None):
             failure = exc
             continue
         if failure is not None:
-            notes.append(
-                f"Not enough GPU memory for {_layers_text(layers)}; loaded with {_layers_text(attempt)} "
-                "instead (slower). Lower the context size or free GPU memory for more speed."
-            )
+            notes.append(_fallback_note(layers, attempt, failure))
         backend.info.warnings.extend(notes)
         return backend
     raise failure or ModelError("The model could not be loaded.")
@@ -154,6 +159,16 @@ def _layer_fallbacks(layers: int, block_count: int | None) -> list[int]:
     first = total if layers < 0 else layers
     half = first // 2
     return [layers] + ([half] if 0 < half < first else []) + [0]
+
+
+def _fallback_note(wanted: int, got: int, failure: ModelError) -> str:
+    """One line: what loading on the GPU ran into and where the model runs instead."""
+    if got == 0:
+        return f"Loading on the GPU failed ({failure}); running on the CPU instead (slower)."
+    return (
+        f"Not enough GPU memory for {_layers_text(wanted)} ({failure}); loaded with {_layers_text(got)} "
+        "instead (slower). Lower the context size or free GPU memory for more speed."
+    )
 
 
 def _layers_text(layers: int) -> str:
