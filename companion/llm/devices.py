@@ -92,7 +92,7 @@ class Registry:
         gpus = self.gpus()
         if gpus:
             return GpuProbe(offload=offload, devices=gpus)
-        return GpuProbe(offload=False, devices=[], note=why_no_gpu(self.lib_dir, self.backends()))
+        return why_no_gpu(self.lib_dir, self.backends())
 
 
 def module_files(lib_dir: Path) -> dict[str, Path]:
@@ -105,21 +105,26 @@ def module_files(lib_dir: Path) -> dict[str, Path]:
     return found
 
 
-def why_no_gpu(lib_dir: Path, registered: list[str]) -> str:
-    """One line: why llama.cpp offers no GPU here (a missing module, a driver that will not load, no device)."""
+NO_GPU_BUILD, DRIVER_MISSING, NO_DEVICE = "no-gpu-build", "driver-missing", "no-device"
+
+
+def why_no_gpu(lib_dir: Path, registered: list[str]) -> GpuProbe:
+    """Why llama.cpp offers no GPU here (a build without one, a driver that will not load, no device), in one line."""
     modules = module_files(lib_dir)
     if not modules and not any(name.lower() in GPU_BACKENDS for name in registered):
-        return "This llama.cpp build has no GPU support; running on the CPU."
+        return GpuProbe(False, note="This llama.cpp build has no GPU support; running on the CPU.", reason=NO_GPU_BUILD)
     for key, path in modules.items():
         label = GPU_BACKENDS[key]
         if any(name.lower() == key for name in registered):
             continue
         reason = load_error(path)
         if reason:
-            return f"No {label} GPU: its driver library could not be loaded ({reason}); running on the CPU."
+            return GpuProbe(False, note=f"No {label} GPU: its driver library could not be loaded ({reason}); running on the CPU.",
+                            reason=DRIVER_MISSING, backend=label, detail=reason)
     names = ", ".join(GPU_BACKENDS.get(n.lower(), n) for n in registered if n.lower() in GPU_BACKENDS) or \
         ", ".join(GPU_BACKENDS[k] for k in modules)
-    return f"{names} found no usable graphics device (no driver, or one too old); running on the CPU."
+    return GpuProbe(False, note=f"{names} found no usable graphics device (no driver, or one too old); running on the CPU.",
+                    reason=NO_DEVICE, backend=names)
 
 
 def load_error(path: Path) -> str:

@@ -48,6 +48,9 @@ class GpuProbe:
     offload: bool
     devices: list[GpuDevice] = field(default_factory=list)
     note: str = ""
+    reason: str = ""  # which kind of "none" (llm/devices.py), for a translated note
+    backend: str = ""  # the GPU backend the note is about
+    detail: str = ""  # the system's own words (a dynamic loader's message)
 
 
 @dataclass
@@ -61,6 +64,7 @@ class Capabilities:
     ram_available: int | None = None
     unified_memory: bool = False  # Apple silicon: the GPU uses system RAM
     gpu_note: str = ""  # why no GPU is used, when there is none
+    gpu_reason: GpuProbe | None = None  # the same, for a translated note
 
     @property
     def vram_free(self) -> int | None:
@@ -123,6 +127,7 @@ def detect(gpu_offload: bool | None = None, probe: GpuProbe | None = None) -> Ca
         ram_available=available,
         unified_memory=apple,
         gpu_note=probe.note,
+        gpu_reason=probe if probe.reason else None,
     )
 
 

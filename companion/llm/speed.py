@@ -150,6 +150,15 @@ def benchmark(load: Callable[[int], Backend], caps: Capabilities, model_bytes: i
                      gpu_name=gpu.name if gpu and True in rates else "", machine=machine_key(caps, engine))
 
 
+def fastest(old: Benchmark | None, new: Benchmark) -> Benchmark:
+    """Each rate at its best of two measurements of the same machine (a busy moment only slows one down)."""
+    if old is None or old.machine != new.machine or old.model_bytes != new.model_bytes:
+        return new
+    gpu = max((r for r in (old.gpu_tps, new.gpu_tps) if r), default=None)
+    return Benchmark(model_bytes=new.model_bytes, cpu_tps=max(old.cpu_tps, new.cpu_tps), gpu_tps=gpu,
+                     gpu_name=new.gpu_name or old.gpu_name, measured=True, machine=new.machine)
+
+
 def load_cached(state: Path, caps: Capabilities, engine: str = "") -> Benchmark | None:
     """The last benchmark, if it was made on this machine as it is now."""
     try:

@@ -129,6 +129,6 @@ class CatalogPicker(QWidget):
         parts = [_tr("Languages: %1").replace("%1", languages_text(model)), speed_text(tps)]
         if not self.bench.measured:
             parts[-1] += " " + _tr("(a first guess; measured after the built-in model has run)")
-        self.details.setText(" · ".join(html.escape(p) for p in parts)
+        self.details.setText(html.escape(good_for(model)) + "<br>" + " · ".join(html.escape(p) for p in parts)
                              + f" · <b style='color:{_BADGE_COLORS[kind]}'>{html.escape(badge_text(kind))}</b>")
         self.chosen.emit(model)

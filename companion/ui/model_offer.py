@@ -66,11 +66,10 @@ def first_guess(caps: Capabilities) -> speed.Benchmark:
 
 
 def measured_speed(home_state: Path, caps: Capabilities) -> speed.Benchmark:
-    """The built-in model's speed here: the last measurement on this machine, else a short benchmark now
-    (the loader loads a copy of the built-in model with a small context, on the CPU and on the GPU)."""
+    """The built-in model's speed here: a short benchmark now (the loader loads a copy of the built-in model
+    with a small context, on the CPU and on the GPU), or the faster of it and the last one on this machine
+    (other programs only ever slow a measurement down)."""
     cached = speed.load_cached(home_state, caps)
-    if cached is not None:
-        return cached
     from companion.llm.loader import load_backend
     from companion.settings import ModelSettings
 
@@ -81,7 +80,8 @@ def measured_speed(home_state: Path, caps: Capabilities) -> speed.Benchmark:
         bench = speed.benchmark(load, caps, embedded_bytes())
     except (CompanionError, ValueError, KeyError) as exc:  # no built-in model, or an answer too short to time
         log.info("Speed benchmark skipped: %s", exc)
-        return first_guess(caps)
+        return cached or first_guess(caps)
+    bench = speed.fastest(cached, bench)
     try:
         speed.save(home_state, bench)
     except CompanionError as exc:

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QRadioButton,
+    QSizePolicy,
     QSpinBox,
     QStackedWidget,
     QTableWidget,
@@ -35,7 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from companion.errors import CompanionError
-from companion.llm import hardware, speed
+from companion.llm import devices, hardware, speed
 from companion.llm.apikeys import KeyStore
 from companion.llm.download import Downloader
 from companion.llm.gguf import read_gguf
@@ -184,8 +185,10 @@ class ModelDialog(QDialog):
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel_job)
         row.addWidget(self.progress, 1)
-        row.addWidget(self.download_button)
-        row.addWidget(self.cancel_button)
+        row.addStretch(0)
+        for button in (self.download_button, self.cancel_button):
+            button.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+            row.addWidget(button)
         form.addRow(row)
         self.catalog.chosen.connect(self._curated_chosen)
         self._curated_chosen(self.catalog.current())
@@ -242,8 +245,8 @@ class ModelDialog(QDialog):
         """The GPU this machine offers and where the loaded model runs now (device and layers), or why there is no GPU."""
         gpu = self.caps.best_gpu
         if gpu is None:
-            found = self.caps.gpu_note or self.tr("CPU only (this llama.cpp build has no GPU support)")
-        elif gpu.free_bytes is not None and gpu.total_bytes:
+            return self._no_gpu_text()
+        if gpu.free_bytes is not None and gpu.total_bytes:
             found = self.tr("{name} ({backend}, {free:.1f} of {total:.1f} GB free)").format(
                 name=gpu.name, backend=gpu.backend or "GPU", free=gpu.free_bytes / 2**30, total=gpu.total_bytes / 2**30)
         else:
@@ -257,6 +260,20 @@ class ModelDialog(QDialog):
         else:
             now = self.tr("now: on the CPU")
         return f"{found} — {now}"
+
+    def _no_gpu_text(self) -> str:
+        """Why there is no GPU, in the interface language (llm/devices.py says it in English)."""
+        reason = self.caps.gpu_reason
+        kind = reason.reason if reason is not None else ""
+        if kind == devices.DRIVER_MISSING:
+            return self.tr("No {backend} GPU: its driver library could not be loaded ({detail}); running on the CPU.").format(
+                backend=reason.backend, detail=reason.detail)  # type: ignore[union-attr]
+        if kind == devices.NO_DEVICE:
+            return self.tr("{backend} found no usable graphics device (no driver, or one too old); running on the CPU.").format(
+                backend=reason.backend)  # type: ignore[union-attr]
+        if kind == devices.NO_GPU_BUILD or not self.caps.gpu_note:
+            return self.tr("This llama.cpp build has no GPU support; running on the CPU.")
+        return self.caps.gpu_note
 
     def _build_server(self) -> QWidget:
         self.server_box = QGroupBox(self.tr("Model server"))
@@ -347,9 +364,10 @@ class ModelDialog(QDialog):
             n=need.gpu_layers, total=need.total_layers)
         amount = (self.tr("about {ram:.1f} GB RAM + {vram:.1f} GB VRAM") if need.vram else self.tr("about {ram:.1f} GB RAM")
                   ).format(ram=need.ram / 2**30, vram=need.vram / 2**30)
-        text = self.tr("{need} with a {ctx}-token context, {where}.").format(need=amount, ctx=n_ctx, where=where)
         share = need.gpu_layers / need.total_layers if need.total_layers else 0.0
-        text += " " + speed_text(speed.tokens_per_s(meta.file_size, self.bench, self.caps, share)) + "."
+        rate = speed_text(speed.tokens_per_s(meta.file_size, self.bench, self.caps, share))
+        text = self.tr("{need} with a {ctx}-token context, {where}; {speed}.").format(
+            need=amount, ctx=n_ctx, where=where, speed=rate)
         try:
             hardware.check_fits(meta, n_ctx, resolved, self.caps)
             self.estimate_label.setStyleSheet("")

@@ -1028,6 +1028,22 @@ You can still read the conversation and edit your memory. Choose another model f
       <source>GPU: this many layers</source>
       <translation>GPU：指定层数</translation>
     </message>
+    <message>
+      <source>No {backend} GPU: its driver library could not be loaded ({detail}); running on the CPU.</source>
+      <translation>无法使用 {backend} GPU：无法加载它的驱动库（{detail}）；改用 CPU 运行。</translation>
+    </message>
+    <message>
+      <source>{backend} found no usable graphics device (no driver, or one too old); running on the CPU.</source>
+      <translation>{backend} 没有找到可用的显卡（没有驱动，或驱动太旧）；改用 CPU 运行。</translation>
+    </message>
+    <message>
+      <source>This llama.cpp build has no GPU support; running on the CPU.</source>
+      <translation>这个 llama.cpp 版本不支持 GPU；使用 CPU 运行。</translation>
+    </message>
+    <message>
+      <source>{need} with a {ctx}-token context, {where}; {speed}.</source>
+      <translation>上下文 {ctx} 个词元时需要{need}，{where}；{speed}。</translation>
+    </message>
   </context>
   <context>
     <name>ReportDialog</name>

@@ -86,15 +86,18 @@ def test_modules_are_loaded_from_the_package_folder_only_when_nothing_is_registe
 
 def test_no_gpu_support_in_the_build(tmp_path: Path) -> None:
     probe = Registry(FakeGgml([CPU]), tmp_path).probe(offload=False)
-    assert probe == GpuProbe(offload=False, devices=[], note="This llama.cpp build has no GPU support; running on the CPU.")
+    assert probe == GpuProbe(offload=False, devices=[], note="This llama.cpp build has no GPU support; running on the CPU.",
+                             reason=devices.NO_GPU_BUILD)
     assert hardware.detect(probe=probe).describe_gpu() == probe.note
 
 
 def test_a_vulkan_module_whose_loader_is_missing_says_why_in_one_line(tmp_path: Path) -> None:
     (tmp_path / "libggml-vulkan.so").write_bytes(b"not a library")  # what dlopen makes of a broken or absent libvulkan
-    note = Registry(FakeGgml([CPU]), tmp_path).probe(offload=False).note
+    probe = Registry(FakeGgml([CPU]), tmp_path).probe(offload=False)
+    note = probe.note
     assert note.startswith("No Vulkan GPU: its driver library could not be loaded (") and note.endswith("running on the CPU.")
     assert "\n" not in note and str(tmp_path) not in note
+    assert (probe.reason, probe.backend) == (devices.DRIVER_MISSING, "Vulkan") and probe.detail in note
 
 
 def test_vulkan_without_a_device_says_so(tmp_path: Path) -> None:

@@ -81,6 +81,15 @@ def test_the_measurement_is_kept_per_machine(tmp_path: Path) -> None:
     assert speed.load_cached(tmp_path, LAPTOP) is None
 
 
+def test_a_busy_moment_does_not_lower_the_kept_speed() -> None:
+    key = speed.machine_key(LAPTOP)
+    quiet = speed.Benchmark(model_bytes=BUILT_IN, cpu_tps=90.0, machine=key)
+    busy = speed.Benchmark(model_bytes=BUILT_IN, cpu_tps=30.0, machine=key)
+    assert speed.fastest(quiet, busy).cpu_tps == 90.0 and speed.fastest(None, busy) == busy
+    other = speed.Benchmark(model_bytes=BUILT_IN, cpu_tps=30.0, machine=speed.machine_key(DESKTOP))
+    assert speed.fastest(quiet, other) == other
+
+
 def test_each_model_comes_in_three_quantizations() -> None:
     for model in catalog.CURATED:
         variants = model.variants()

@@ -16,7 +16,8 @@ from PySide6.QtWidgets import QWidget
 
 from companion.llm.apikeys import KeyStore
 from companion.llm.catalog import recommend
-from companion.llm.hardware import GPU_LAYERS_ALL, Capabilities, GpuDevice
+from companion.llm import devices
+from companion.llm.hardware import GPU_LAYERS_ALL, Capabilities, GpuDevice, GpuProbe
 from companion.settings import load_settings
 from companion.ui import model_settings
 from companion.ui.model_offer import chinese_system
@@ -303,7 +304,10 @@ def test_device_layers_and_run_on_choices(make_window, qtbot, scripted):
 def test_without_a_gpu_the_reason_is_shown_and_the_choice_is_off(make_window, qtbot):
     window = make_window()
     note = "No Vulkan GPU: its driver library could not be loaded (libvulkan.so.1: cannot open shared object file); running on the CPU."
-    caps = Capabilities(gpu_offload=False, physical_cores=2, ram_total=8 * 2**30, ram_available=6 * 2**30, gpu_note=note)
+    reason = GpuProbe(False, note=note, reason=devices.DRIVER_MISSING, backend="Vulkan",
+                      detail="libvulkan.so.1: cannot open shared object file")
+    caps = Capabilities(gpu_offload=False, physical_cores=2, ram_total=8 * 2**30, ram_available=6 * 2**30,
+                        gpu_note=note, gpu_reason=reason)
     dialog = ModelDialog(window, KeyStore(window.home, use_keyring=False), caps)
     qtbot.addWidget(dialog)
     assert dialog.gpu_label.text() == note and not dialog.gpu_mode.isEnabled()
@@ -388,6 +392,11 @@ def test_every_string_is_translated_in_a_chinese_session(make_window, qtbot, qap
         seen += _texts(dialog)
         assert "每秒约" in dialog.catalog.details.text() and "个字" in dialog.catalog.details.text()
         assert _untranslated(seen) == []
+        none = GpuProbe(False, note="-", reason=devices.DRIVER_MISSING, backend="Vulkan", detail="libvulkan.so.1: x")
+        no_gpu = ModelDialog(window, KeyStore(window.home, use_keyring=False),
+                             Capabilities(physical_cores=2, ram_total=8 * 2**30, gpu_note="-", gpu_reason=none))
+        qtbot.addWidget(no_gpu)
+        assert no_gpu.gpu_label.text() == "无法使用 Vulkan GPU：无法加载它的驱动库（libvulkan.so.1: x）；改用 CPU 运行。"
     finally:
         for translator in translators:
             qapp.removeTranslator(translator)
