@@ -11,6 +11,7 @@ from typing import Callable
 
 from companion.atomic import atomic_write
 from companion.llm.base import Backend, GenerationOptions
+from companion.llm.default_model import default_model_path
 from companion.llm.hardware import VRAM_RESERVE, Capabilities
 
 log = logging.getLogger(__name__)
@@ -33,6 +34,7 @@ PRIOR_MAX_CORES = 8
 BENCH_PROMPT = "Count from one to forty in words, separated by commas."
 BENCH_TOKENS = 32
 CACHE_FILE = "speed.json"
+EMBEDDED_BYTES = 98_000_000  # SmolLM2-135M-Instruct Q4_1, when its file cannot be found
 SCHEMA_VERSION = 1
 
 
@@ -73,6 +75,22 @@ def prior(caps: Capabilities, model_bytes: int) -> Benchmark:
     cores = max(1, min(caps.physical_cores, PRIOR_MAX_CORES))
     return Benchmark(model_bytes=model_bytes, cpu_tps=PRIOR_TPS_PER_CORE * cores, measured=False,
                      machine=machine_key(caps))
+
+
+def embedded_bytes() -> int:
+    """The built-in model's file size (what the benchmark measures), or its usual size where it is missing."""
+    path = default_model_path()
+    return path.stat().st_size if path is not None else EMBEDDED_BYTES
+
+
+def first_guess(caps: Capabilities) -> Benchmark:
+    """The table's speed for this machine, before the built-in model has been measured here."""
+    return prior(caps, embedded_bytes())
+
+
+def known(state: Path, caps: Capabilities) -> Benchmark:
+    """The last measurement on this machine, else the table's guess."""
+    return load_cached(state, caps) or first_guess(caps)
 
 
 def gpu_share(size_bytes: int, caps: Capabilities) -> float:

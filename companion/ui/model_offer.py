@@ -26,11 +26,11 @@ from companion.errors import CompanionError
 from companion.llm import hardware, speed
 from companion.llm.base import Backend
 from companion.llm.catalog import CuratedModel, recommend
-from companion.llm.default_model import default_model_path
 from companion.llm.download import Downloader
 from companion.llm.hardware import Capabilities
 from companion.llm.library import ModelLibrary
-from companion.settings import save_settings
+from companion.llm.loader import load_backend
+from companion.settings import ModelSettings, save_settings
 from companion.ui.extensions import WindowAPI
 from companion.ui.jobs import BackgroundJob
 from companion.ui.model_catalog import good_for, speed_text
@@ -52,17 +52,6 @@ def should_offer(window: WindowAPI) -> bool:
 
 Detect = Callable[[bool], Capabilities]  # gpu_offload -> this machine
 Measure = Callable[[Capabilities], speed.Benchmark]  # this machine -> the built-in model's speed here
-EMBEDDED_BYTES = 98_000_000  # the built-in model's file, when it cannot be found (for the first guess only)
-
-
-def embedded_bytes() -> int:
-    path = default_model_path()
-    return path.stat().st_size if path is not None else EMBEDDED_BYTES
-
-
-def first_guess(caps: Capabilities) -> speed.Benchmark:
-    """The table's speed for this machine, before the built-in model has been measured here."""
-    return speed.prior(caps, embedded_bytes())
 
 
 def measured_speed(home_state: Path, caps: Capabilities) -> speed.Benchmark:
@@ -70,17 +59,15 @@ def measured_speed(home_state: Path, caps: Capabilities) -> speed.Benchmark:
     with a small context, on the CPU and on the GPU), or the faster of it and the last one on this machine
     (other programs only ever slow a measurement down)."""
     cached = speed.load_cached(home_state, caps)
-    from companion.llm.loader import load_backend
-    from companion.settings import ModelSettings
 
     def load(layers: int) -> Backend:
         return load_backend(ModelSettings(n_ctx=512, n_gpu_layers=layers), caps=caps)
 
     try:
-        bench = speed.benchmark(load, caps, embedded_bytes())
+        bench = speed.benchmark(load, caps, speed.embedded_bytes())
     except (CompanionError, ValueError, KeyError) as exc:  # no built-in model, or an answer too short to time
         log.info("Speed benchmark skipped: %s", exc)
-        return cached or first_guess(caps)
+        return cached or speed.first_guess(caps)
     bench = speed.fastest(cached, bench)
     try:
         speed.save(home_state, bench)
@@ -100,7 +87,7 @@ def install(window: WindowAPI, caps: Capabilities | None = None, chinese: bool |
     if chinese is None:
         chinese = chinese_system()
     if caps is not None:
-        return _show(window, caps, chinese, (measure or first_guess)(caps))
+        return _show(window, caps, chinese, (measure or speed.first_guess)(caps))
     probe: Detect = detect or (lambda offload: hardware.detect(gpu_offload=offload))
     timing: Measure = measure or (lambda found: measured_speed(window.home.state, found))
     jobs: list[BackgroundJob] = []

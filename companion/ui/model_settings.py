@@ -47,7 +47,7 @@ from companion.settings import ModelSettings, save_settings
 from companion.ui.extensions import WindowAPI
 from companion.ui.jobs import BackgroundJob
 from companion.ui.model_catalog import CatalogPicker, speed_text
-from companion.ui.model_offer import chinese_system, first_guess
+from companion.ui.model_offer import chinese_system
 
 log = logging.getLogger(__name__)
 COLUMNS = ("", "Name", "Architecture", "Parameters", "Quantization", "Size", "Context", "Template", "Status")
@@ -86,7 +86,7 @@ class ModelDialog(QDialog):
         self.library = ModelLibrary(window.home, self.model)
         self.keystore = keystore or KeyStore(window.home)
         self.caps = caps or hardware.detect()
-        self.bench = speed.load_cached(window.home.state, self.caps) or first_guess(self.caps)
+        self.bench = speed.known(window.home.state, self.caps)
         self.job: BackgroundJob | None = None
         self.downloader: Downloader | None = None
         self.entries: list[ModelEntry] = []

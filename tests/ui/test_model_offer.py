@@ -210,5 +210,5 @@ def test_a_two_core_machine_without_a_gpu_is_offered_a_model_that_keeps_reading_
     laptop = Capabilities(physical_cores=2, ram_total=16 * GB)  # RAM for Gemma 4 E4B, but two cores
     offer = model_offer.install(make_window(scripted), caps=laptop, chinese=False)
     assert offer is not None and offer.model.key != "gemma-4-e4b"
-    assert speed.comfortable(speed.tokens_per_s(offer.model.size_bytes, model_offer.first_guess(laptop), laptop))
+    assert speed.comfortable(speed.tokens_per_s(offer.model.size_bytes, speed.first_guess(laptop), laptop))
     assert "words a second here" in offer.body.text()
