@@ -142,8 +142,9 @@ def xz_size(files: list[Path]) -> int:
 
 
 def sizes(site: Path) -> dict[str, Any]:
+    """Library sizes, each library once (a wheel holds libX.so, libX.so.0 and libX.so.0.x.y as three copies)."""
     lib = site / "llama_cpp" / "lib"
-    files = sorted(p for p in lib.iterdir() if p.is_file() and not p.is_symlink())
+    files = sorted(p for p in lib.iterdir() if p.is_file() and p.suffix in (".so", ".dll", ".dylib"))
     vulkan = [p for p in files if "vulkan" in p.name]
     rest = [p for p in files if "vulkan" not in p.name]
     return {

@@ -7,7 +7,7 @@ import logging
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from companion.atomic import atomic_write
 from companion.llm.base import Backend, GenerationOptions
@@ -53,12 +53,12 @@ class Benchmark:
         return {"schema_version": SCHEMA_VERSION, **asdict(self)}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> "Benchmark":
+    def from_dict(cls, data: dict[str, Any]) -> "Benchmark":
         gpu = data.get("gpu_tps")
         return cls(
-            model_bytes=int(data["model_bytes"]),  # type: ignore[arg-type]
-            cpu_tps=float(data["cpu_tps"]),  # type: ignore[arg-type]
-            gpu_tps=float(gpu) if gpu is not None else None,  # type: ignore[arg-type]
+            model_bytes=int(data["model_bytes"]),
+            cpu_tps=float(data["cpu_tps"]),
+            gpu_tps=float(gpu) if gpu is not None else None,
             gpu_name=str(data.get("gpu_name", "")),
             measured=bool(data.get("measured", True)),
             machine=str(data.get("machine", "")),
