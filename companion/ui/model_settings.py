@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 from companion.errors import CompanionError
 from companion.llm import devices, hardware, speed
 from companion.llm.apikeys import KeyStore
+from companion.llm.catalog import EMBEDDED_LABEL
 from companion.llm.download import Downloader
 from companion.llm.gguf import read_gguf
 from companion.llm.hardware import GPU_LAYERS_ALL, GPU_LAYERS_AUTO, Capabilities
@@ -324,7 +325,7 @@ class ModelDialog(QDialog):
         self.table.setRowCount(len(self.entries))
         active_row = 0
         for row, entry in enumerate(self.entries):
-            summary = entry.summary()
+            summary = self._translated(entry.summary())
             cells = ["●" if entry.active else ""] + [summary[k] for k in _KEYS]
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
@@ -339,6 +340,11 @@ class ModelDialog(QDialog):
         if self.entries:
             self.table.selectRow(active_row)
         self._update_estimate()
+
+    def _translated(self, summary: dict[str, str]) -> dict[str, str]:
+        """The library's words in the interface language (file names, numbers and llama.cpp's messages stay)."""
+        words = {"yes": self.tr("yes"), "no": self.tr("no"), "ok": self.tr("ok"), EMBEDDED_LABEL: self.tr("SmolLM2 135M (built-in)")}
+        return {key: words.get(value, value) for key, value in summary.items()}
 
     def selected_entry(self) -> ModelEntry | None:
         rows = self.table.selectionModel().selectedRows()

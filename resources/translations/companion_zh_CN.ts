@@ -1044,6 +1044,22 @@ You can still read the conversation and edit your memory. Choose another model f
       <source>{need} with a {ctx}-token context, {where}; {speed}.</source>
       <translation>上下文 {ctx} 个词元时需要{need}，{where}；{speed}。</translation>
     </message>
+    <message>
+      <source>yes</source>
+      <translation>有</translation>
+    </message>
+    <message>
+      <source>no</source>
+      <translation>无</translation>
+    </message>
+    <message>
+      <source>ok</source>
+      <translation>正常</translation>
+    </message>
+    <message>
+      <source>SmolLM2 135M (built-in)</source>
+      <translation>SmolLM2 135M（内置）</translation>
+    </message>
   </context>
   <context>
     <name>ReportDialog</name>

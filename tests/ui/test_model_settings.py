@@ -392,6 +392,8 @@ def test_every_string_is_translated_in_a_chinese_session(make_window, qtbot, qap
         seen += _texts(dialog)
         assert "每秒约" in dialog.catalog.details.text() and "个字" in dialog.catalog.details.text()
         assert _untranslated(seen) == []
+        row = [dialog.table.item(0, c).text() for c in range(dialog.table.columnCount())]
+        assert row[1] == "SmolLM2 135M（内置）" and row[7:] == ["有", "正常"]
         none = GpuProbe(False, note="-", reason=devices.DRIVER_MISSING, backend="Vulkan", detail="libvulkan.so.1: x")
         no_gpu = ModelDialog(window, KeyStore(window.home, use_keyring=False),
                              Capabilities(physical_cores=2, ram_total=8 * 2**30, gpu_note="-", gpu_reason=none))
