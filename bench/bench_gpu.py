@@ -7,8 +7,9 @@ Each build runs in its own process (a process holds one llama.cpp). Checks:
   from floating-point differences alone, so they are not compared);
 - with the Vulkan loader made unloadable (a private mount namespace binds /dev/null over
   libvulkan.so.1: needs root and `unshare`), the app reports why in one line and runs on the CPU.
-Also prints tokens/s and time to first token for both builds (lavapipe is a CPU-side Vulkan
-driver: it checks correctness, not speed).
+Also prints tokens/s and time to first token for both builds, on one thread each (lavapipe is a
+CPU-side Vulkan driver: it checks correctness, not speed; one thread keeps the figures steady on a
+busy machine).
 
     python bench/bench_gpu.py --vulkan-site build/vulkan-site      # after packaging/vulkan/build.sh --target ...
     GGML_VK_VISIBLE_DEVICES=0 is set unless given: ggml skips CPU-type devices such as lavapipe otherwise.
@@ -73,7 +74,7 @@ def child(mode: str, out: Path) -> int:
 
     path = default_model_path()
     started = time.perf_counter()
-    llm = llama_cpp.Llama(model_path=str(path), n_ctx=512, n_threads=2, n_threads_batch=2, logits_all=True,
+    llm = llama_cpp.Llama(model_path=str(path), n_ctx=512, n_threads=1, n_threads_batch=1, logits_all=True,
                           n_gpu_layers=0 if mode == "cpu" else -1, verbose=False, seed=1)
     report["load_s"] = time.perf_counter() - started
     prompt = llm.tokenize(PROMPT.encode("utf-8"))
@@ -106,6 +107,7 @@ def run_child(mode: str, site: Path | None, workdir: Path, hide_loader: bool = F
     out = workdir / f"{mode}.json"
     env = dict(os.environ)
     env.setdefault("GGML_VK_VISIBLE_DEVICES", "0")
+    env.setdefault("LP_NUM_THREADS", "1")  # lavapipe's own threads: one core each, like the CPU build's one thread
     paths = [str(site)] if site else []
     env["PYTHONPATH"] = os.pathsep.join(paths + [str(ROOT)])
     command = [sys.executable, str(Path(__file__).resolve()), "--child", mode, "--child-out", str(out)]

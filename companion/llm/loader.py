@@ -115,6 +115,7 @@ def _load_local(settings: ModelSettings, path: Path, caps: Capabilities | None):
     caps = caps or hardware.detect()
     n_ctx = min(settings.n_ctx, meta.context_length or settings.n_ctx)
     layers = hardware.resolve_gpu_layers(settings.n_gpu_layers, meta, n_ctx, caps)
+    log.info("GPU: %s; %s layers requested, %s to offload", caps.describe_gpu(), settings.n_gpu_layers, layers)
     hardware.check_fits(meta, n_ctx, layers, caps)
     chat_format = settings.chat_format or None
     notes: list[str] = []
