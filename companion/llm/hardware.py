@@ -41,6 +41,11 @@ class GpuDevice:
         return f"{self.name} ({', '.join(details)})" if details else self.name
 
 
+def best_device(devices: list[GpuDevice]) -> GpuDevice | None:
+    """The device llama.cpp fills first: a dedicated GPU before an integrated one, then the most free memory."""
+    return max(devices, key=lambda g: (not g.integrated, g.free_bytes or 0)) if devices else None
+
+
 @dataclass
 class GpuProbe:
     """What the installed llama.cpp can use: its GPU devices, or one line saying why there are none."""
@@ -75,10 +80,7 @@ class Capabilities:
 
     @property
     def best_gpu(self) -> GpuDevice | None:
-        """The device llama.cpp fills first: a dedicated GPU before an integrated one, then the most free memory."""
-        if not self.gpu_offload or not self.gpus:
-            return None
-        return max(self.gpus, key=lambda g: (not g.integrated, g.free_bytes or 0))
+        return best_device(self.gpus) if self.gpu_offload else None
 
     def describe_gpu(self) -> str:
         if not self.gpu_offload:

@@ -19,7 +19,7 @@ from companion.llm.catalog import display_name
 from companion.llm.cpu import CpuLoad, background_priority, free_threads, missing_cpu_features, physical_cores, unsupported_cpu_message
 from companion.llm.devices import Registry, device_label, gpu_failure_reason
 from companion.llm.gguf import GGUFInfo, read_gguf
-from companion.llm.hardware import GpuProbe
+from companion.llm.hardware import GpuProbe, best_device
 from companion.llm.toolparse import ToolTextFilter, prompt_inputs
 
 log = logging.getLogger(__name__)
@@ -268,7 +268,7 @@ class LlamaBackend:
         template = meta.chat_template or ""
         total_layers = (meta.block_count or 0) + 1  # llama.cpp counts the output layer as one more
         on_gpu = min(total_layers, layers) if layers >= 0 else total_layers
-        gpu = max(probe.devices, key=lambda g: (not g.integrated, g.free_bytes or 0)) if probe.devices and on_gpu else None
+        gpu = best_device(probe.devices) if on_gpu else None
         self.info = ModelInfo(
             name=display_name(path, meta.metadata.get("general.name")),
             path=str(path),
