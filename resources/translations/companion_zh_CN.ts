@@ -1359,7 +1359,7 @@ You can still read the conversation and edit your memory. Choose another model f
     </message>
     <message>
       <source>It should answer at %1.</source>
-      <translation>它的回答速度应该是%1。</translation>
+      <translation>预计%1。</translation>
     </message>
   </context>
   <context>
