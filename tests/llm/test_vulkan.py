@@ -15,7 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = Path(os.environ.get("COMPANION_VULKAN_SITE", ROOT / "build" / "vulkan-site"))
-pytestmark = [pytest.mark.vulkan, pytest.mark.model]
+pytestmark = [pytest.mark.vulkan, pytest.mark.model, pytest.mark.slow]
 
 
 def bench_module() -> ModuleType:
