@@ -49,12 +49,16 @@ def _llama_cpp() -> Any:
 
 
 def _registry(llama_cpp: Any) -> Registry:
-    """ggml's backend registry, with the CPU and GPU modules of a GGML_BACKEND_DL build loaded (once)."""
+    """ggml's backend registry, with the CPU and GPU modules of a GGML_BACKEND_DL build loaded (once).
+
+    Its functions are looked up through libllama's handle, so they are those of the libggml that
+    libllama uses: a wheel holds libggml.so and libggml.so.0 as two files, which load as two copies
+    with a registry each.
+    """
     global _REGISTRY
     if _REGISTRY is None:
-        from llama_cpp import _ggml
-
-        registry = Registry(_ggml.libggml, Path(llama_cpp.__file__).parent / "lib")
+        _route_llama_logs(llama_cpp)
+        registry = Registry(llama_cpp.llama_cpp._lib, Path(llama_cpp.__file__).parent / "lib")
         registry.load_modules()
         _REGISTRY = registry
     return _REGISTRY
@@ -89,12 +93,12 @@ def valid_unicode(text: str) -> str:
         return text.encode("utf-8", "replace").decode("utf-8")
 
 
-def _route_llama_logs() -> None:
-    """Send llama.cpp's own log lines to Python logging instead of the terminal."""
+def _route_llama_logs(llama_cpp: Any = None) -> None:
+    """Send llama.cpp's own log lines (and ggml's) to Python logging instead of the terminal."""
     global _CALLBACK
     if _CALLBACK is not None:
         return
-    llama_cpp = _llama_cpp()
+    llama_cpp = llama_cpp or _llama_cpp()
 
     @llama_cpp.llama_log_callback
     def callback(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
