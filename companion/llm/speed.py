@@ -33,6 +33,7 @@ PRIOR_TPS_PER_CORE = 45.0
 PRIOR_MAX_CORES = 8
 BENCH_PROMPT = "Count from one to forty in words, separated by commas."
 BENCH_TOKENS = 32
+WARM_UP_TOKENS = 4
 CACHE_FILE = "speed.json"
 EMBEDDED_BYTES = 98_000_000  # SmolLM2-135M-Instruct Q4_1, when its file cannot be found
 SCHEMA_VERSION = 1
@@ -133,9 +134,9 @@ def words_per_s(tps: float, chinese: bool = False) -> float:
     return tps * (HANZI_PER_TOKEN if chinese else WORDS_PER_TOKEN)
 
 
-def measure(backend: Backend, clock: Callable[[], float] = time.perf_counter) -> float:
+def measure(backend: Backend, clock: Callable[[], float] = time.perf_counter, tokens: int = BENCH_TOKENS) -> float:
     """Tokens a second of a short greedy answer (first token to last: the prompt's evaluation is left out)."""
-    options = GenerationOptions(max_tokens=BENCH_TOKENS, temperature=0.0, seed=1)
+    options = GenerationOptions(max_tokens=tokens, temperature=0.0, seed=1)
     first: float | None = None
     last = 0.0
     text = ""
@@ -151,6 +152,13 @@ def measure(backend: Backend, clock: Callable[[], float] = time.perf_counter) ->
     return (tokens - 1) / (last - first)
 
 
+def _warm_up(backend: Backend) -> None:
+    """A few tokens first: caches, and the GPU's pipelines, are ready before the timing starts."""
+    for _chunk in backend.stream_chat([{"role": "user", "content": BENCH_PROMPT}],
+                                      GenerationOptions(max_tokens=WARM_UP_TOKENS, temperature=0.0, seed=1)):
+        pass
+
+
 def benchmark(load: Callable[[int], Backend], caps: Capabilities, model_bytes: int, engine: str = "") -> Benchmark:
     """Measure the built-in model: `load(gpu_layers)` gives a backend (the loader's), closed here after use."""
     rates: dict[bool, float] = {}
@@ -159,7 +167,7 @@ def benchmark(load: Callable[[int], Backend], caps: Capabilities, model_bytes: i
         try:
             if on_gpu and not backend.info.n_gpu_layers:  # it fell back to the CPU
                 continue
-            measure(backend)  # the first answer warms caches and the GPU's pipelines
+            _warm_up(backend)
             rates[on_gpu] = measure(backend)
         finally:
             backend.close()
