@@ -46,13 +46,14 @@ def child(mode: str, out: Path) -> int:
     sys.path.insert(0, str(ROOT))
     import numpy as np
 
-    from companion.llm import hardware, loader
+    from companion.llm import loader
+    from companion.llm.llama import machine
     from companion.llm.default_model import default_model_path
     from companion.llm.hardware import GPU_LAYERS_ALL, GPU_LAYERS_AUTO
     from companion.settings import ModelSettings
 
     report: dict[str, Any] = {"mode": mode}
-    caps = hardware.detect()
+    caps = machine()
     report["devices"] = [g.describe() for g in caps.gpus]
     report["gpu_note"] = caps.gpu_note
     report["gpu_offload"] = caps.gpu_offload

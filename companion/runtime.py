@@ -56,3 +56,13 @@ def open_home(
             lock.release()
         raise
     return Runtime(home, settings, lock)
+
+
+def running_instance(home: Home) -> int | None:
+    """Whether a Companion (the app or `companion chat`) holds `home`: its process id (0 when unknown),
+    or None when none does. The check takes the instance lock for a moment and gives it back."""
+    lock = ProcessLock(home.lock_file)
+    if lock.acquire():
+        lock.release()
+        return None
+    return lock.holder_pid() or 0

@@ -6,12 +6,16 @@ import logging
 import threading
 import weakref
 from datetime import datetime
-from typing import Callable
+from typing import Callable, Iterator
 
+from companion.agent.events import TurnEvent
+from companion.curate.requests import forget_everywhere
+from companion.agent.tools import ToolResult
 from companion.agent.turn import Agent
 from companion.llm.base import Backend, ModelInfo
 from companion.llm.priority import BackgroundView, SharedBackend
 from companion.memory.daylog import DayLog, now_local
+from companion.memory.forget import Erased
 from companion.memory.longterm import LongTermStore
 from companion.paths import Home
 from companion.settings import ModelSettings, Settings
@@ -149,3 +153,29 @@ class ChatSession:
         shared = self._shared
         if shared is not None:
             shared.user_active()
+
+    # -- what the window asks of the agent (the UI talks to the session, never to its parts) -----------
+
+    @property
+    def backend(self) -> Backend | None:
+        """Chat's view of the model, None while none is loaded."""
+        return self.agent.backend
+
+    def run_turn(self, text: str) -> Iterator[TurnEvent]:
+        return self.agent.run_turn(text)
+
+    def regenerate(self) -> Iterator[TurnEvent]:
+        return self.agent.regenerate()
+
+    def apply_tool(self, proposal: ToolResult) -> ToolResult:
+        """Apply a tool change that waited for the user's approval."""
+        return self.agent.tools.apply(proposal)
+
+    def undo_tool(self, result: ToolResult) -> str:
+        """Undo a tool change; the note says what was restored."""
+        return self.agent.tools.undo(result)
+
+    def forget_everywhere(self, what: str, *, dry_run: bool = False) -> Erased | None:
+        """Erase what a "forget" named from past conversations, digests, versions, backups and the index."""
+        agent = self.agent
+        return forget_everywhere(agent.store, what, agent.daylog, agent.recall.index, dry_run=dry_run)

@@ -14,12 +14,11 @@ from companion.agent.context import ContextBuilder, TurnContext
 from companion.agent.events import (
     Delta, Done, Failed, MemoryNote, Recalled, ToolRan, Trimmed, TurnEvent, TurnStats, UserLogged,
 )
-from companion.agent.memory_requests import MemoryRequests
 from companion.agent.privacy import PAUSED_NOTE, Privacy
 from companion.agent.recall import MEMORY_SEARCH_TOOL, Packed, Recall
-from companion.agent.remind import set_reminder
 from companion.agent.repetition import RepetitionGuard
-from companion.curate.requests import MemoryRequest, memory_request, reminder_request
+from companion.curate.policy import Actor
+from companion.curate.requests import MemoryRequests, parse_request
 from companion.agent.tools import ToolExecutor, tool_message_content
 from companion.agent.triggers import TriggerState, parse_triggers
 from companion.errors import CompanionError, ModelError
@@ -59,7 +58,7 @@ class Agent:
         self.clock = clock
         self.store = store or LongTermStore(home)
         self.daylog = daylog or DayLog(home.days, clock)
-        self.tools = ToolExecutor(self.store)
+        self.tools = ToolExecutor(self.store, Actor.TOOL)
         self.requests = MemoryRequests(self.store)
         self.triggers = TriggerState(home.state / "soul_state.json", clock)
         self.privacy = Privacy()
@@ -192,21 +191,17 @@ class Agent:
         yield UserLogged(text, user_record)
         notes: list[str] = []
         changed = False
-        request = memory_request(text) or reminder_request(text, user_record.timestamp)
+        request = parse_request(text, user_record.timestamp)
         if private:
             self.privacy.turns += 1
             if request is not None:
                 notes.append(PAUSED_NOTE)
                 yield MemoryNote("Not saved: memory is paused (\"Don't remember this\" is on).", changed=False)
         elif request is not None:
-            if isinstance(request, MemoryRequest):
-                outcome = self.requests.apply(request, user_record.id)
-            else:
-                outcome = set_reminder(self.store, request, user_record)
+            outcome = self.requests.apply(request, user_record)
             notes.append(outcome.note)
             changed = outcome.changed
-            forget = request.text if isinstance(request, MemoryRequest) and request.kind == "forget" else None
-            yield MemoryNote(outcome.note, changed=outcome.changed, forget=forget)
+            yield MemoryNote(outcome.note, changed=outcome.changed, forget=request.forgets)
         documents = self.context.documents()
         if not P.has_content(documents["SOUL.md"].body) and not private:
             for change in self.requests.bootstrap(text, user_record.id, _user_turns(records)):

@@ -14,7 +14,7 @@ from companion.llm.catalog import CURATED, recommend
 from companion.llm.download import Downloader
 from companion.llm.gguf import read_gguf
 from companion.llm.library import ModelLibrary, format_bytes
-from companion.llm.llama import engine_version
+from companion.llm.llama import engine_version, machine
 from companion.llm.loader import parse_gpu_layers
 from companion.runtime import Runtime, open_home
 from companion.settings import save_settings
@@ -130,7 +130,7 @@ def run_use(args: argparse.Namespace) -> int:
 
 def run_download(args: argparse.Namespace) -> int:
     if args.list or not args.repo:
-        caps = hardware.detect()
+        caps = machine()
         with open_home(args.home, exclusive=False) as runtime:
             bench = speed.known(runtime.home.state, caps)
         best = recommend(caps, bench=bench)
@@ -172,7 +172,7 @@ def run_info(args: argparse.Namespace) -> int:
         library = _library(runtime)
         entry = library.find(args.model) if args.model else next(e for e in library.entries() if e.active)
         settings = runtime.settings.model
-        caps = hardware.detect()
+        caps = machine()
         print(f"Engine: {engine_version()}")
         print(f"Machine: {caps.physical_cores} physical cores, "
               f"{_gb(caps.ram_available)} of {_gb(caps.ram_total)} RAM available")

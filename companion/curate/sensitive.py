@@ -14,6 +14,8 @@ from typing import Callable
 
 import phonenumbers
 
+from companion.memory.lang import HAN
+
 SECRET_KINDS = ("secret", "card", "iban", "ssn")
 CONTACT_KINDS = ("email", "phone", "address", "id")
 LABELS = {
@@ -92,7 +94,7 @@ _ADDRESS = re.compile(
     r"|(?i:\b(?:rue|avenue|boulevard|chemin|place|calle|avenida|via|piazza)\s+(?:de\s+la\s+|de\s+|du\s+|des\s+|del\s+)?[\w'-]+(?:\s+[\w'-]+)?,?\s+\d{1,5}\b)"
     r"|(?<!\w)[A-Z][\w-]*(?:" + r"straße|strasse|str\.|gasse|weg|platz|allee" + r")\s+\d{1,5}[a-z]?\b"
     r"|\d{1,5}(?:,\s*|\s+)(?:rue|avenue|boulevard|chemin|place)\s+(?:de\s+la\s+|de\s+|du\s+|des\s+)?[\w'-]+"
-    r"|[\u4e00-\u9fff]{1,12}(?:路|街|道|巷|弄)\d{1,5}(?:号|號)(?:[\d\-]+(?:室|楼|栋))?"
+    r"|[" + HAN + r"]{1,12}(?:路|街|道|巷|弄)\d{1,5}(?:号|號)(?:[\d\-]+(?:室|楼|栋))?"
 )
 _ADDRESS_LABEL = re.compile(r"(?i)\b(?:home address|my address|address)\s*(?:is|:|：)\s*(?P<v>[^\n.;]{6,80})|(?:地址|住址)\s*(?:是|为|:|：)\s*(?P<zh>[^\n。；，,]{4,40})")
 _ID_LABEL = re.compile(

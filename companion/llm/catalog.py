@@ -6,10 +6,13 @@ import math
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from companion.llm.default_model import FILENAME as EMBEDDED_FILENAME
-from companion.llm.hardware import Capabilities
 from companion.llm.speed import Benchmark, comfortable, tokens_per_s
+
+if TYPE_CHECKING:  # only a type here: at run time the catalog needs nothing from the hardware probe
+    from companion.llm.hardware import Capabilities
 
 _GB = 10**9
 RAM_SHARE = 0.6  # a companion runs beside everything else: it may plan on this share of the machine's RAM

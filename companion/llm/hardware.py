@@ -8,10 +8,8 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
-import psutil
-
 from companion.errors import ModelMemoryError
-from companion.llm.cpu import physical_cores
+from companion.llm.cpu import physical_cores, ram_bytes
 from companion.llm.gguf import GGUFInfo
 
 GPU_LAYERS_AUTO = -2  # ModelSettings.n_gpu_layers: as many layers as fit
@@ -106,12 +104,8 @@ class MemoryEstimate:
         return f"about {self.ram / _GIB:.1f} GB RAM"
 
 
-def detect(gpu_offload: bool | None = None, probe: GpuProbe | None = None) -> Capabilities:
-    """Probe this machine: cores, RAM and the GPUs llama.cpp can use (`gpu_offload=False`: skip the GPU probe)."""
-    if probe is None and gpu_offload is not False:
-        from companion.llm.llama import probe_gpus
-
-        probe = probe_gpus()
+def detect(probe: GpuProbe | None = None) -> Capabilities:
+    """This machine: cores, RAM, and the GPUs in `probe` (what llama.cpp found: `llama.machine()` asks it)."""
     probe = probe or GpuProbe(offload=False)
     total, available = ram_bytes()
     apple = sys.platform == "darwin" and platform.machine() == "arm64"
@@ -131,15 +125,6 @@ def detect(gpu_offload: bool | None = None, probe: GpuProbe | None = None) -> Ca
         gpu_note=probe.note,
         gpu_reason=probe if probe.reason else None,
     )
-
-
-def ram_bytes() -> tuple[int | None, int | None]:
-    """(total, available) system RAM; None where it cannot be read."""
-    try:
-        memory = psutil.virtual_memory()
-    except (psutil.Error, OSError):
-        return None, None
-    return memory.total, memory.available
 
 
 def _nvidia_gpus() -> list[GpuDevice]:

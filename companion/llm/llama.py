@@ -16,10 +16,12 @@ from typing import Any, Iterator, cast
 from companion.errors import GenerationError, GpuLoadError, ModelMemoryError, UnsupportedModelError
 from companion.llm.base import CancelFlag, Chunk, GenerationOptions, Message, ModelInfo, estimate_tokens
 from companion.llm.catalog import display_name
-from companion.llm.cpu import CpuLoad, background_priority, free_threads, missing_cpu_features, physical_cores, unsupported_cpu_message
+from companion.llm.cpu import (CpuLoad, background_priority, free_threads, missing_cpu_features, physical_cores, ram_bytes,
+                               unsupported_cpu_message)
 from companion.llm.devices import Registry, device_label, gpu_failure_reason
 from companion.llm.gguf import GGUFInfo, read_gguf
-from companion.llm.hardware import GpuProbe, best_device
+from companion.llm import hardware
+from companion.llm.hardware import Capabilities, GpuProbe, best_device
 from companion.llm.toolparse import ToolTextFilter, prompt_inputs
 
 log = logging.getLogger(__name__)
@@ -73,6 +75,11 @@ def probe_gpus() -> GpuProbe:
     return _registry(llama_cpp).probe(gpu_offload_supported())
 
 
+def machine(gpu_offload: bool | None = None) -> Capabilities:
+    """This machine as llama.cpp sees it: cores, RAM and the GPUs it can use (`gpu_offload=False`: no GPU probe)."""
+    return hardware.detect(probe_gpus() if gpu_offload is not False else None)
+
+
 def neutralize_special_tokens(text: str) -> str:
     """Break strings like `<|im_end|>` so user or memory text cannot end a turn or fake a role."""
 
@@ -119,8 +126,6 @@ def _patch_failed_load_cleanup() -> None:
 
 def available_memory_bytes() -> int | None:
     """Available RAM (free plus reclaimable cache); None where it cannot be read."""
-    from companion.llm.hardware import ram_bytes
-
     return ram_bytes()[1]
 
 

@@ -93,26 +93,27 @@ def load_backend(
     """
     if settings.backend == "openai" and not override:
         from companion.llm.apikeys import KeyStore
+        from companion.llm.remote import RemoteBackend
 
         key = KeyStore(home or resolve_home()).get(settings.base_url) if settings.base_url else ""
-        return open_server(settings, key)
+        return RemoteBackend.from_settings(settings, key)
     if settings.backend not in BACKENDS:
         raise ModelError(f"Unknown backend {settings.backend!r} in settings.toml; use one of {', '.join(BACKENDS)}.")
     return _load_local(settings, resolve_model_path(settings, override), caps)
 
 
-def open_server(settings: ModelSettings, api_key: str, *, retries: int = 2):  # -> RemoteBackend
-    """Connect to the model server in `settings` with this key (`retries=0`: one try, for a connection test)."""
+def connect_server(base_url: str, model_name: str = "", api_key: str = ""):  # -> Backend
+    """A model server's backend, asked once (no retries): for "Test connection" before the settings are saved."""
     from companion.llm.remote import RemoteBackend
 
-    return RemoteBackend.from_settings(settings, api_key, retries=retries)
+    return RemoteBackend(base_url, model_name, api_key, retries=0)
 
 
 def _load_local(settings: ModelSettings, path: Path, caps: Capabilities | None):
-    from companion.llm.llama import LlamaBackend
+    from companion.llm.llama import LlamaBackend, machine
 
     meta = read_gguf(path)
-    caps = caps or hardware.detect()
+    caps = caps or machine()
     n_ctx = min(settings.n_ctx, meta.context_length or settings.n_ctx)
     layers = hardware.resolve_gpu_layers(settings.n_gpu_layers, meta, n_ctx, caps)
     log.info("GPU: %s; %s layers requested, %s to offload", caps.describe_gpu(), settings.n_gpu_layers, layers)

@@ -126,7 +126,7 @@ class RemoteBackend:
         )
 
     @classmethod
-    def from_settings(cls, settings: ModelSettings, api_key: str | None = None, *, retries: int = 2) -> "RemoteBackend":
+    def from_settings(cls, settings: ModelSettings, api_key: str | None = None) -> "RemoteBackend":
         if not settings.base_url:
             raise RemoteServerError("No server address is set. Enter the base URL in Settings > Model (or --base-url).")
         return cls(
@@ -135,7 +135,6 @@ class RemoteBackend:
             api_key or "",
             timeout_s=settings.remote_timeout_s,
             n_ctx=settings.remote_n_ctx,
-            retries=retries,
         )
 
     # -- HTTP ----------------------------------------------------------------

@@ -89,3 +89,12 @@ def valid_text(text: str) -> str:
 
 def make_id(day: date, seq: int) -> str:
     return f"{day.isoformat()}#{seq}"
+
+
+def conversational(records: list[Record], *, private: bool = True) -> list[Record]:
+    """The user's and the companion's words: user and assistant records with text, without a reply that a
+    Regenerate replaced (the new one carries `replaces: <old id>`; the log keeps both). `private=False`
+    leaves out the turns said while memory was paused, for everything that learns or summarises."""
+    replaced = {r.extra.get("replaces") for r in records if r.extra.get("replaces")}
+    return [r for r in records if r.role in ("user", "assistant") and r.text.strip() and r.id not in replaced
+            and (private or not r.private)]

@@ -14,6 +14,7 @@ MAX_NAME = 64
 MAX_DESCRIPTION = 1024
 MAX_BODY_LINES = 500
 DIGEST_LEVELS = ("day", "week", "month", "year")
+_EXAMPLE_ID = "2026-11-29#17"  # the record the guide's example entry cites
 _NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
@@ -186,8 +187,10 @@ def render_body(summary: MemorySummary) -> str:
         "",
         "## Sources and dates",
         "",
-        "Entries cite the day-log record they were learned from, e.g. `(2026-11-29#17)` or",
-        "`<!-- src: 2026-11-29#17 -->`: record 17 of `days/2026-11/2026-11-29.jsonl`. An entry that a",
+        "Entries cite the day-log record they were learned from, e.g. "
+        f"`{E.Entry('Prefers tea', (_EXAMPLE_ID,)).line()}` or",
+        f"`{E.Entry('Prefers tea', (_EXAMPLE_ID,), cite=E.COMMENT).line()}`: record 17 of "
+        "`days/2026-11/2026-11-29.jsonl`. An entry that a",
         "newer fact replaced is marked superseded; prefer the newer one. All dates are absolute.",
     ]
     if summary.redacted:

@@ -147,7 +147,7 @@ def extractive_events(records: list[Record], limit: int) -> list[Record]:
 
 def event_line(record: Record) -> str:
     text = _short(absolutize(record.text, record.day))
-    return f"- {record.timestamp:%H:%M} {text} ({record.id})"
+    return E.format_entry(f"{record.timestamp:%H:%M} {text}", [record.id])
 
 
 # -- day ----------------------------------------------------------------------------
@@ -203,7 +203,7 @@ def model_day_lines(backend: Backend, day: date, records: list[Record], stats: M
                 or has_relative_date(text) or text.casefold() in seen or not _TIME.match(str(event.get("time", "")))):
             return None  # one bad line means the summary is not trustworthy
         seen.add(text.casefold())
-        lines.append(f"- {event['time']} {text} ({', '.join(sources)})")
+        lines.append(E.format_entry(f"{event['time']} {text}", sources))
     return lines
 
 
@@ -235,7 +235,8 @@ def build_week(home: Home, daylog: DayLog, key: str, days: list[date]) -> Writte
 def importance(line: str) -> int:
     """How much a stated change matters in a month or year: a life change (home, work, name, diet)
     over a decision over a correction over a dated event."""
-    text = re.sub(r"^-\s*(?:\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})?:\s*)?", "", line)
+    entry = E.Entry.parse(line)
+    text = entry.what if entry is not None else line
     if rules.slot_of("USER.md", text):
         return 4
     if re.match(r"(?:Decided|决定)", text):
@@ -258,9 +259,9 @@ def key_changes(records: list[Record]) -> list[str]:
     for op in rules.extract([r for r in records if not r.private]):
         if op.kind != "retire" and (op.section in wanted or op.old):
             day = op.sources[0].split("#")[0]
-            text = op.text if re.match(r"\d{4}-\d{2}-\d{2}", op.text) else f"{day}: {op.text}"
+            text = op.text if E.Entry(op.text).day is not None else f"{day}: {op.text}"
             if not flagged(text):
-                lines.append(f"- {text} ({', '.join(op.sources)})")
+                lines.append(E.format_entry(text, op.sources))
     return most_important(list(dict.fromkeys(lines)), MONTH_CHANGES)
 
 
@@ -281,7 +282,7 @@ def build_year(home: Home, key: str, month_files: list[Path]) -> Written:
     for path in month_files:
         body = parse_document(path.name, path.read_text(encoding="utf-8")).body
         block = body.split("## Key decisions and changes", 1)[-1].split("\n## ", 1)[0]
-        milestones.extend(l for l in block.splitlines() if l.startswith("- ") and "(no decisions" not in l)
+        milestones.extend(l for l in block.splitlines() if E.is_entry(l) and "(no decisions" not in l)
     milestones = most_important(milestones, YEAR_MILESTONES)
     parts = [f"# {key}", "", "## Milestones", *(milestones or ["- (none recorded)"]), "", "## Months",
              *(f"- [{p.stem}](../month/{p.name})" for p in month_files)]

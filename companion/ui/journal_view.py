@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QComboBox, QListWidget, QListWidgetItem, QSplitter
 
 from companion.memory.daylog import DayLog
 from companion.paths import Home
+from companion.ui.links import open_link
 
 DIGEST_KINDS = ("day", "week", "month", "year")
 
@@ -35,7 +36,8 @@ class JournalView(QWidget):
         self.list = QListWidget()
         self.list.currentItemChanged.connect(self._show)
         self.view = QTextBrowser()
-        self.view.setOpenExternalLinks(True)
+        self.view.setOpenLinks(False)  # a digest's text is not ours: every link goes through open_link
+        self.view.anchorClicked.connect(lambda url: open_link(self, url.toString()))
         splitter.addWidget(self.list)
         splitter.addWidget(self.view)
         splitter.setSizes([160, 400])

@@ -49,3 +49,8 @@ def open_link(
     if not ask(parent, url):
         return False
     return bool(opener(url))
+
+
+def open_folder(path: str, opener: Callable[[QUrl], bool] = QDesktopServices.openUrl) -> bool:
+    """Show one of our own folders (the memory folder) in the file manager."""
+    return bool(opener(QUrl.fromLocalFile(path)))

@@ -8,8 +8,8 @@ import logging
 from datetime import datetime
 from typing import Callable
 
-from PySide6.QtCore import QByteArray, Qt, QUrl, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
+from PySide6.QtCore import QByteArray, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
@@ -38,6 +38,7 @@ from companion.ui.chat_view import ChatView
 from companion.ui.composer import Composer
 from companion.ui.extensions import install_extensions
 from companion.ui import forget_everywhere, tool_actions
+from companion.ui.links import open_folder
 from companion.ui.memory_pane import MemoryPane
 from companion.ui.worker import ModelController
 
@@ -292,14 +293,14 @@ class MainWindow(QMainWindow):
             self.chat.add_record(event.record)
 
     def _on_memory(self, event: MemoryNote) -> None:
-        forget_everywhere.offer(self.chat.add_notice(event.text), event.forget, self.agent, self.chat)
+        forget_everywhere.offer(self.chat.add_notice(event.text), event.forget, self.session, self.chat)
 
     def _on_trimmed(self, event: Trimmed) -> None:
         self.chat.replace_reply(event.text)  # the model looped: the reply keeps only the part before the loop
 
     def _on_tool(self, event: ToolRan) -> None:
         if event.record is not None:
-            tool_actions.attach(self.chat.add_record(event.record), event.result, self.agent.tools, self.daylog)
+            tool_actions.attach(self.chat.add_record(event.record), event.result, self.session, self.daylog)
 
     def _on_done(self, event: Done) -> None:
         self.chat.finish_reply(event.record, event.stats.cancelled)
@@ -371,7 +372,7 @@ class MainWindow(QMainWindow):
     # -- menus -------------------------------------------------------------------
 
     def open_memory_folder(self) -> None:
-        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.home.memory)))
+        open_folder(str(self.home.memory))
 
     def open_find(self) -> None:
         self.find_bar.show()

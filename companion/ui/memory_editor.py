@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from PySide6.QtCore import Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QFont, QFontDatabase, QTextCursor
+from PySide6.QtGui import QFont, QFontDatabase, QTextCursor
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -26,6 +26,7 @@ from companion.errors import CompanionError, ConflictError, FrontmatterError
 from companion.memory.document import content_hash, split_frontmatter
 from companion.memory.longterm import LongTermStore
 from companion.ui.diff_view import DiffDialog
+from companion.ui.links import open_link
 from companion.ui.markdown_edit import MarkdownEdit, preview_markdown
 
 _OPEN = re.compile(r"\A---[ \t]*\n")
@@ -337,7 +338,7 @@ class MemoryEditor(QWidget):
         if url.scheme() == "record":
             self.citation_clicked.emit(f"{url.path()}#{url.fragment()}")
         else:
-            QDesktopServices.openUrl(url)
+            open_link(self, url.toString())
 
     def _goto_line(self, line: int, scroll: bool = True) -> None:
         """Put the cursor on file line `line` (1-based), in the frontmatter box or the body."""

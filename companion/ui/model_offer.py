@@ -23,12 +23,13 @@ from PySide6.QtWidgets import (
 )
 
 from companion.errors import CompanionError
-from companion.llm import hardware, speed
+from companion.llm import speed
 from companion.llm.base import Backend
 from companion.llm.catalog import CuratedModel, recommend
 from companion.llm.download import Downloader
 from companion.llm.hardware import Capabilities
 from companion.llm.library import ModelLibrary
+from companion.llm.llama import machine
 from companion.llm.loader import load_backend
 from companion.settings import ModelSettings, save_settings
 from companion.ui.extensions import WindowAPI
@@ -88,7 +89,7 @@ def install(window: WindowAPI, caps: Capabilities | None = None, chinese: bool |
         chinese = chinese_system()
     if caps is not None:
         return _show(window, caps, chinese, (measure or speed.first_guess)(caps))
-    probe: Detect = detect or (lambda offload: hardware.detect(gpu_offload=offload))
+    probe: Detect = detect or (lambda offload: machine(gpu_offload=offload))
     timing: Measure = measure or (lambda found: measured_speed(window.home.state, found))
     jobs: list[BackgroundJob] = []
 

@@ -43,8 +43,8 @@ from companion.llm.download import Downloader
 from companion.llm.gguf import read_gguf
 from companion.llm.hardware import GPU_LAYERS_ALL, GPU_LAYERS_AUTO, Capabilities
 from companion.llm.library import ModelEntry, ModelLibrary
-from companion.llm.loader import open_server
-from companion.settings import ModelSettings, save_settings
+from companion.llm.llama import machine
+from companion.settings import save_settings
 from companion.ui.extensions import WindowAPI
 from companion.ui.jobs import BackgroundJob
 from companion.ui.model_catalog import CatalogPicker, speed_text
@@ -86,7 +86,7 @@ class ModelDialog(QDialog):
         self.model = replace(window.settings.model, library=list(window.settings.model.library))
         self.library = ModelLibrary(window.home, self.model)
         self.keystore = keystore or KeyStore(window.home)
-        self.caps = caps or hardware.detect()
+        self.caps = caps or machine()
         self.bench = speed.known(window.home.state, self.caps)
         self.job: BackgroundJob | None = None
         self.downloader: Downloader | None = None
@@ -532,11 +532,10 @@ class ModelDialog(QDialog):
         url, name, key = self.url_edit.text().strip(), self.name_edit.text().strip(), self.key_edit.text().strip()
         self.server_status.setText(self.tr("Connecting…"))
 
-        settings = ModelSettings(backend="openai", base_url=url, model_name=name,
-                                 remote_timeout_s=self.timeout_spin.value(), remote_n_ctx=self.server_ctx.value())
-
         def probe(_progress: Callable[[int, int], None]) -> str:
-            backend = open_server(settings, key, retries=0)
+            from companion.llm.loader import connect_server
+
+            backend = connect_server(url, name, key)
             backend.close()
             return self.tr("Connected: {model}, context {ctx} tokens.").format(model=backend.model, ctx=backend.info.n_ctx)
 

@@ -231,6 +231,38 @@
       <source>import</source>
       <translation>导入</translation>
     </message>
+    <message>
+      <source>you, in the editor</source>
+      <translation>你（在编辑器中）</translation>
+    </message>
+    <message>
+      <source>“remember”</source>
+      <translation>“记住”</translation>
+    </message>
+    <message>
+      <source>“forget”</source>
+      <translation>“忘记”</translation>
+    </message>
+    <message>
+      <source>reminder</source>
+      <translation>提醒</translation>
+    </message>
+    <message>
+      <source>first conversation</source>
+      <translation>初次对话</translation>
+    </message>
+    <message>
+      <source>chat tool (approved)</source>
+      <translation>对话工具（已批准）</translation>
+    </message>
+    <message>
+      <source>another agent</source>
+      <translation>其他智能体</translation>
+    </message>
+    <message>
+      <source>migration</source>
+      <translation>迁移</translation>
+    </message>
   </context>
   <context>
     <name>ImportDialog</name>
@@ -538,6 +570,26 @@ You can still read the conversation and edit your memory. Choose another model f
   </context>
   <context>
     <name>MemoryEditor</name>
+    <message>
+      <source>Save this text?</source>
+      <translation>保存这段文字？</translation>
+    </message>
+    <message>
+      <source>Companion would not store this itself: %1.</source>
+      <translation>Companion 自己不会保存这段内容：%1。</translation>
+    </message>
+    <message>
+      <source>Everything in %1 goes into every prompt of the model. Save it anyway, or go back and change it?</source>
+      <translation>%1 里的所有内容都会进入模型的每一次提示。仍然保存，还是返回修改？</translation>
+    </message>
+    <message>
+      <source>Save anyway</source>
+      <translation>仍然保存</translation>
+    </message>
+    <message>
+      <source>Not saved: %1.</source>
+      <translation>未保存：%1。</translation>
+    </message>
     <message>
       <location filename="../../companion/ui/memory_editor.py" line="95" />
       <source>Save</source>

@@ -61,17 +61,17 @@ def test_the_registry_lists_gpus_with_memory_and_backend(tmp_path: Path) -> None
         ("NVIDIA GeForce RTX 3060", 11 * GIB, 12 * GIB, "Vulkan", False),
         ("Intel(R) Iris(R) Xe Graphics", 7 * GIB, 16 * GIB, "Vulkan", True),
     ]
-    caps = hardware.detect(probe=probe)
+    caps = hardware.detect(probe)
     assert caps.gpu_offload and caps.best_gpu is not None and caps.best_gpu.name == "NVIDIA GeForce RTX 3060"
     assert caps.describe_gpu().startswith("NVIDIA GeForce RTX 3060 (Vulkan, 11.0 of 12.0 GB free)")
 
 
 def test_auto_offloads_all_layers_that_fit_the_detected_device(tmp_path: Path, tiny_model_path: Path) -> None:
     meta = read_gguf(tiny_model_path)
-    caps = hardware.detect(probe=Registry(FakeGgml([CPU, RTX]), tmp_path).probe(offload=True))
+    caps = hardware.detect(Registry(FakeGgml([CPU, RTX]), tmp_path).probe(offload=True))
     assert hardware.resolve_gpu_layers(hardware.GPU_LAYERS_AUTO, meta, 2048, caps) == GPU_LAYERS_ALL
     small = ("Vulkan0", "Tiny GPU", DEV_GPU, 550 * 2**20, GIB, "Vulkan")
-    caps = hardware.detect(probe=Registry(FakeGgml([CPU, small]), tmp_path).probe(offload=True))
+    caps = hardware.detect(Registry(FakeGgml([CPU, small]), tmp_path).probe(offload=True))
     assert hardware.resolve_gpu_layers(hardware.GPU_LAYERS_AUTO, meta, 2048, caps) == 0  # nothing fits beside the reserve
 
 
@@ -88,7 +88,7 @@ def test_no_gpu_support_in_the_build(tmp_path: Path) -> None:
     probe = Registry(FakeGgml([CPU]), tmp_path).probe(offload=False)
     assert probe == GpuProbe(offload=False, devices=[], note="This llama.cpp build has no GPU support; running on the CPU.",
                              reason=devices.NO_GPU_BUILD)
-    assert hardware.detect(probe=probe).describe_gpu() == probe.note
+    assert hardware.detect(probe).describe_gpu() == probe.note
 
 
 def test_a_vulkan_module_whose_loader_is_missing_says_why_in_one_line(tmp_path: Path) -> None:
@@ -122,11 +122,11 @@ def test_device_label_and_failure_reason() -> None:
 
 @pytest.mark.model
 def test_this_cpu_build_reports_no_gpu_and_why() -> None:
-    from companion.llm.llama import probe_gpus
+    from companion.llm.llama import machine, probe_gpus
 
     probe = probe_gpus()
     if probe.devices:
         pytest.skip("this llama.cpp has a usable GPU")
     assert not probe.offload and probe.note.endswith("running on the CPU.")
-    assert hardware.detect().gpu_note == probe.note
+    assert machine().gpu_note == probe.note
 

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 import shutil
 from datetime import datetime
 from pathlib import Path
@@ -16,6 +13,8 @@ from companion.memory.daylog import DayLog
 from companion.memory.longterm import LongTermStore
 from companion.portability.migrate import default_locations, detect, migrate, migrate_path
 from companion.paths import Home
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 
 LEGACY = Path(__file__).parent.parent / "fixtures" / "portability" / "legacy"
 
@@ -194,3 +193,10 @@ def test_chat_messages_dated_in_the_future_are_left_out(home: Home, tmp_path: Pa
     report = migrate_path(home, chat)
     assert [r.text for r in all_records(home)] == ["hello from the past"]
     assert "1 dated in the future left out" in report.lines()[0]
+
+
+@pytest.mark.parametrize("existing", ["- 名字：小雨", "1. Name: Xiaoyu (2026-11-29#2)"])
+def test_a_name_in_either_label_or_bullet_is_the_companions_name(home: Home, legacy: Path, existing: str) -> None:
+    MemoryWriter(LongTermStore(home)).append("SOUL.md", existing, section="Identity", actor=Actor.EDITOR)
+    report = migrate_path(home, legacy / "config.json")
+    assert "Pip" not in body(home, "SOUL.md") and any("already names" in n for n in report.notes)

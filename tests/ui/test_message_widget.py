@@ -71,26 +71,26 @@ def test_only_web_links_open_and_only_after_the_address_was_shown(qapp) -> None:
 
 
 def test_a_tool_change_shows_with_undo_and_a_proposal_with_apply(qapp, home) -> None:
-    from companion.agent.tools import ToolExecutor
+    from companion.agent.session import ChatSession
     from companion.llm.base import ToolCall
     from companion.memory.daylog import DayLog
-    from companion.memory.longterm import LongTermStore
+    from companion.settings import Settings
     from companion.ui import tool_actions
 
-    store = LongTermStore(home)
-    tools = ToolExecutor(store)
+    session = ChatSession(home, Settings())
+    store, tools = session.agent.store, session.agent.tools
     daylog = DayLog(home.days)
     tools.begin_turn("I started learning the cello")
     done = tools.run(ToolCall("context_update", {"file": "USER.md", "action": "append", "content": "- Learns the cello"}))
     card = MessageWidget("tool", done.output)
-    actions = tool_actions.attach(card, done, tools, daylog)
+    actions = tool_actions.attach(card, done, session, daylog)
     assert actions is not None and actions.undo_button is not None and "Changed USER.md" in card.text()
     actions.undo_button.click()
     assert "cello" not in store.read("USER.md").body and actions.undo_button.isHidden()
 
     proposal = tools.run(ToolCall("context_update", {"file": "SOUL.md", "action": "append", "content": "- Speaks in rhyme"}))
     card = MessageWidget("tool", proposal.output)
-    actions = tool_actions.attach(card, proposal, tools, daylog)
+    actions = tool_actions.attach(card, proposal, session, daylog)
     assert "Proposed change to SOUL.md" in card.text() and "rhyme" not in store.read("SOUL.md").body
     card.resize(420, 120)
     card.grab().save("/tmp/tool_proposal.png")
@@ -98,5 +98,6 @@ def test_a_tool_change_shows_with_undo_and_a_proposal_with_apply(qapp, home) -> 
     assert "rhyme" in store.read("SOUL.md").body and actions.undo_button is not None
     actions.undo_button.click()
     assert "rhyme" not in store.read("SOUL.md").body
+    session.close()
     assert [r.text for r in daylog.read_day(daylog.clock().date()).records if r.role == "event"] == [
         "Undid the change to USER.md.", "Applied the proposed change to SOUL.md.", "Undid the change to SOUL.md."]

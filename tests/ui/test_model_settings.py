@@ -404,12 +404,3 @@ def test_every_string_is_translated_in_a_chinese_session(make_window, qtbot, qap
             qapp.removeTranslator(translator)
         QLocale.setDefault(previous)
 
-
-def test_the_ui_builds_no_backend_itself():
-    from pathlib import Path
-
-    import companion.ui
-
-    for path in Path(companion.ui.__file__).parent.glob("*.py"):
-        text = path.read_text(encoding="utf-8")
-        assert "RemoteBackend(" not in text and "LlamaBackend(" not in text, path.name
