@@ -17,6 +17,8 @@ from companion.llm.priority import BackgroundView, SharedBackend
 from companion.memory.daylog import DayLog, now_local
 from companion.memory.forget import Erased
 from companion.memory.longterm import LongTermStore
+from companion.memory.records import Record
+from companion.memory.search.find import find_turns
 from companion.paths import Home
 from companion.settings import ModelSettings, Settings
 
@@ -133,6 +135,23 @@ class ChatSession:
         """Close the model and the search index (the session is not used again)."""
         self.close_model()
         self.agent.recall.close()
+
+    def find(self, text: str) -> list[str]:
+        """Record ids of the turns that contain `text`, newest first (find in the conversation)."""
+        return find_turns(self.agent.recall.index, text)
+
+    def system_prompt(self) -> str:
+        """The system prompt the model gets now (instructions, persona, profile, memory)."""
+        return self.agent.system_prompt()
+
+    def delete(self, record_id: str) -> Record:
+        """Take a message back. Logged as an event: the text stays in the day log (append-only) until
+        the night, but no prompt, recall or night's learning uses it again."""
+        return self.agent.daylog.append("event", "Deleted a message.", deletes=record_id)
+
+    def choose_version(self, record_id: str) -> Record:
+        """Make this version of a regenerated reply the one that counts (history, learning)."""
+        return self.agent.daylog.append("event", "Chose a version of a reply.", chooses=record_id)
 
     # -- the steps around a turn ---------------------------------------------------
 

@@ -22,7 +22,8 @@ from companion.curate.requests import MemoryRequests, parse_request
 from companion.agent.tools import ToolExecutor, tool_message_content
 from companion.agent.triggers import TriggerState, parse_triggers
 from companion.errors import CompanionError, ModelError
-from companion.llm.base import Backend, GenerationOptions, Message, estimate_tokens
+from companion.llm.base import Backend, GenerationOptions, Message, ToolCall, estimate_tokens
+from companion.llm.toolparse import prompt_inputs
 from companion.memory.daylog import DayLog, now_local
 from companion.memory.document import Document
 from companion.memory.longterm import LongTermStore
@@ -89,7 +90,7 @@ class Agent:
     # -- prompt --------------------------------------------------------------
 
     def in_bootstrap(self) -> bool:
-        return not P.has_content(self.store.read("SOUL.md").body)
+        return not P.has_content(self.context.document("SOUL.md").body)
 
     def turn_context(
         self,
@@ -246,7 +247,8 @@ class Agent:
             last_user = _last_user(records)
             if last_user is None:
                 return
-            old = next((r for r in reversed(records) if r.role == "assistant" and r.seq > last_user.seq and r.day == last_user.day), None)
+            old = next((r for r in reversed(records) if r.role == "assistant" and r.day == last_user.day
+                        and r.device == last_user.device and r.seq > last_user.seq), None)
             if self.backend is None:
                 yield Failed("The model is not loaded yet.")
                 return
@@ -316,6 +318,7 @@ class Agent:
                 reply = P.strip_stamp_echo(guard.trimmed()) if not calls else reply
                 yield Trimmed(reply)
                 break
+            calls = _own_calls(calls, tools, messages)
             if not calls or _round == MAX_TOOL_ROUNDS:
                 break
             added, events = self._run_tools(calls)
@@ -346,6 +349,20 @@ class Agent:
             events.append(ToolRan(result.output, record, result=result))
             added.append({"role": "tool", "tool_call_id": call.id or f"call_{index}", "content": tool_message_content(result)})
         return added, events
+
+
+def _own_calls(calls: list[ToolCall], tools: list[dict[str, Any]] | None, messages: list[Message]) -> list[ToolCall]:
+    """The calls the model itself produced: to a tool it was offered, and spelled out nowhere in its input.
+
+    Backends check this too; here it holds for every backend, whatever its server sent."""
+    if not calls:
+        return []
+    offered = {t["function"]["name"] for t in tools or []}
+    quoted = prompt_inputs(messages)
+    own = [c for c in calls if c.name in offered and not quoted.contains(c)]
+    if len(own) < len(calls):
+        log.warning("Ignored %d tool call(s) that were not offered or that the input spelled out", len(calls) - len(own))
+    return own
 
 
 def _last_user(records: list[Record]) -> Record | None:

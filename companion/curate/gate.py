@@ -182,8 +182,10 @@ class MemoryWriter:
         return self.change(name, lambda doc: edited(doc, old_string, new_string), actor=actor, expected_sha=expected_sha).doc
 
     def restore(self, name: str, version: Version, *, expected_sha: str | None) -> Document:
-        """Put an earlier version back (History): the user's choice, so no content rule applies."""
-        return self.write(name, version.read(), actor=Actor.RESTORE, expected_sha=expected_sha)
+        """Put an earlier version back (History): the user's choice, so no content rule applies, and the
+        current file need not read (a broken frontmatter is what a restore repairs)."""
+        with maintenance.shared(self.home):
+            return self.store._write(name, version.read(), expected_sha, actor=Actor.RESTORE)
 
     # -- proposed operations (remember, reminders, learning, the night) ----------
 

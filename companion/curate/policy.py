@@ -79,7 +79,8 @@ OWN_WORDS: dict[Actor, frozenset[Code]] = {
     Actor.IMPORT: frozenset({Code.SECRET, Code.INJECTION}),
     Actor.MIGRATE: frozenset({Code.SECRET, Code.INJECTION}),
 }
-UNCHECKED = frozenset({Actor.RESTORE, Actor.FORGET, Actor.SYSTEM})  # puts back or takes out: adds nothing new
+UNCHECKED = frozenset({Actor.RESTORE, Actor.FORGET, Actor.SYSTEM,  # puts back or takes out: adds nothing new
+                       Actor.SYNC})  # brings in what the user's other computer wrote through this same policy
 MAX_DROP_SHARE = 0.25  # a rewrite that drops more than this share of a file's entries is refused
 MAX_AUDIT_SHARE = 0.5  # the audit keeps what it retires (marked), so it may touch more, not everything
 

@@ -8,20 +8,22 @@ from datetime import date, time
 
 from companion.memory import sections
 from companion.memory.lang import fold
+from companion.memory.records import SEQ_PART
 
 # The grammar, here and nowhere else (tests/test_doors.py keeps it so).
 # An entry is a list item: "-", "*", "+" or a number ("1." / "1)") and a space.
 BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _BULLET_PARTS = re.compile(r"^(?P<indent>\s*)(?P<bullet>[-*+]|\d+[.)])\s+")
-# A record id "2026-11-29#17"; CITED: one in parentheses, with its day and number as groups.
-ID = re.compile(r"\d{4}-\d{2}-\d{2}#\d+")
-CITED = re.compile(r"\((\d{4}-\d{2}-\d{2})#(\d+)\)")
+# A record id "2026-11-29#17" ("2026-11-29#17.k3fq" from device k3fq of a synced folder);
+# CITED: one in parentheses, with its day and number (with the device tag) as groups.
+ID = re.compile(rf"\d{{4}}-\d{{2}}-\d{{2}}#{SEQ_PART}")
+CITED = re.compile(rf"\((\d{{4}}-\d{{2}}-\d{{2}})#({SEQ_PART})\)")
 _DAY = r"\d{4}-\d{2}-\d{2}"
-_SOURCE = re.compile(_DAY + r"(?:#\d+)?")
+_SOURCE = re.compile(_DAY + rf"(?:#{SEQ_PART})?")
 # Citations of an entry: "(2026-11-29#17)", "(2026-11-29#17, 2026-11-30#2)", "<!-- src: 2026-11-29#17 -->"
 # (also a day alone: "<!-- src: 2026-11-29 -->" for entries imported with only a date), and at the end a
 # day alone in parentheses, "(2026-11-29)", as other apps write it. Other HTML comments are dropped too.
-_CITE = re.compile(r"\s*\((?:\d{4}-\d{2}-\d{2}#\d+(?:,\s*)?)+\)|\s*<!--.*?-->|\s*\(" + _DAY + r"\)\s*$")
+_CITE = re.compile(rf"\s*\((?:\d{{4}}-\d{{2}}-\d{{2}}#{SEQ_PART}(?:,\s*)?)+\)|\s*<!--.*?-->|\s*\(" + _DAY + r"\)\s*$")
 # Superseded: "- ~~Lives in Paris~~ (2026-11-01#3) — superseded 2026-11-29".
 _SUPERSEDED = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+~~.*~~.*\bsuperseded\b", re.I)
 _MARK = re.compile(r"\s+[—-]+\s+superseded(?: (?P<on>\d{4}-\d{2}-\d{2}))?.*$", re.I)

@@ -9,7 +9,7 @@ from typing import Callable, Iterable
 
 from companion.memory import entries as E
 from companion.memory import sections
-from companion.memory.daylog import DayLog, read_file
+from companion.memory.daylog import DayLog
 from companion.memory.dedupe import normalize
 from companion.curate.policy import import_refusal
 from companion.filelock import locked
@@ -158,7 +158,7 @@ class DayLogMerger:
 
     def _known(self, day: date) -> dict[tuple[float, str, str], str]:
         if day not in self._seen:
-            records = read_file(self.log.path_for(day)).records
+            records = self.log.read_day(day).records  # every computer's file of a synced folder
             self._seen[day] = {_fingerprint(r): r.id for r in records}
         return self._seen[day]
 
@@ -196,7 +196,7 @@ class DayLogMerger:
                 lines = []
                 for offset, item in enumerate(items, start=1):
                     new = Record(
-                        id=make_id(day, seq + offset),
+                        id=make_id(day, seq + offset, self.log.device),
                         ts=item.moment.isoformat(timespec="milliseconds"),
                         role=item.record.role,
                         text=item.record.text,

@@ -103,7 +103,7 @@ def detect_file(path: Path) -> LegacySource | None:
         if path.suffix.lower() != ".json":
             return None
         data = _load_json(path)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # deeply nested JSON raises RecursionError
         return None
     if isinstance(data, dict) and "personality" in data:
         return LegacySource("config", path, "personality settings")
@@ -145,7 +145,7 @@ def memory_entries(path: Path, report: MigrationReport) -> dict[str, dict[str, l
                 continue
             try:
                 data = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 bad += 1
                 continue
             if not _is_memory_line(data) or not data["content"].strip():
@@ -311,8 +311,9 @@ def migrate(
             for source in todo:
                 try:
                     line = getattr(migrator, source.kind)(source)
-                except (ValueError, UnicodeDecodeError) as exc:
-                    raise PortabilityError(f"{source.path} could not be read ({exc}); nothing was changed.") from exc
+                except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+                    reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+                    raise PortabilityError(f"{source.path} could not be read ({reason}); nothing was changed.") from exc
                 except OSError as exc:
                     raise StorageError(describe_os_error(exc, source.path)) from exc
                 report.done.append(line)

@@ -173,7 +173,9 @@ def render_body(summary: MemorySummary) -> str:
             f"({len(summary.days)} days, {first} to {last}, {summary.records} records). Each line is one JSON",
             "object: `id` (`YYYY-MM-DD#N`, N counts up within the day), `ts` (ISO 8601 time with offset),",
             "`role` (`user`, `assistant`, `tool` or `event`) and `text`; optional `tool`, `model`,",
-            "`tokens`, and `ref` (the id a record had where it was imported from). Open a day only",
+            "`tokens`, and `ref` (the id a record had where it was imported from). A memory synced",
+            "between computers has one file per computer for a day (`YYYY-MM-DD.<device>.jsonl`, ids",
+            "`YYYY-MM-DD#N.<device>`): read them together, in `ts` order. Open a day only",
             "when exact wording or the order of events matters; search by date, not by scanning all.",
         ]
     elif summary.logs_included:

@@ -142,7 +142,8 @@ def extractive_events(records: list[Record], limit: int) -> list[Record]:
     """The most salient user turns, in time order; a line with a secret or contact data is never copied."""
     candidates = [r for r in records if r.role == "user" and r.text.strip() and not r.private and not flagged(r.text)]
     chosen = sorted(candidates, key=salience, reverse=True)[:limit]
-    return sorted(chosen, key=lambda r: r.seq)
+    order = {id(r): n for n, r in enumerate(records)}  # the day's time order (several computers' files)
+    return sorted(chosen, key=lambda r: order[id(r)])
 
 
 def event_line(record: Record) -> str:
@@ -215,7 +216,7 @@ def build_day(home: Home, daylog: DayLog, day: date, backend: Backend | None, st
         lines = [event_line(r) for r in extractive_events(read.records, DAY_EVENTS)] or ["- (no conversation)"]
     users = sum(1 for r in read.records if r.role == "user" and not r.private)
     body = f"# {day.isoformat()} ({day:%A})\n\n{users} messages from the user.\n\n## Timeline\n" + "\n".join(lines)
-    return _write(home, "day", day.isoformat(), day, day, [daylog.path_for(day)], generator, body)
+    return _write(home, "day", day.isoformat(), day, day, daylog.files(day), generator, body)
 
 
 # -- week, month, year ------------------------------------------------------------
@@ -229,7 +230,7 @@ def build_week(home: Home, daylog: DayLog, key: str, days: list[date]) -> Writte
         users = sum(1 for r in records if r.role == "user" and not r.private)
         parts.append(f"\n### {day.isoformat()} ({day:%A}), {users} messages")
         parts.extend(event_line(r) for r in extractive_events(records, WEEK_EVENTS_PER_DAY))
-    return _write(home, "week", key, start, end, [daylog.path_for(d) for d in days], "extractive", "\n".join(parts))
+    return _write(home, "week", key, start, end, [p for d in days for p in daylog.files(d)], "extractive", "\n".join(parts))
 
 
 def importance(line: str) -> int:
@@ -273,7 +274,7 @@ def build_month(home: Home, daylog: DayLog, key: str, days: list[date]) -> Writt
     changes = key_changes(records) or ["- (no decisions or changes were stated)"]
     parts = [f"# {start:%B %Y}", "", f"{len(days)} days with conversation.", "", "## Key decisions and changes", *changes,
              "", "## Weeks", *(f"- [{p.stem}](../week/{p.name})" for p in week_files)]
-    sources = [daylog.path_for(d) for d in days] + week_files
+    sources = [p for d in days for p in daylog.files(d)] + week_files
     return _write(home, "month", key, start, end, sources, "extractive", "\n".join(parts))
 
 
@@ -310,7 +311,7 @@ def update_digests(
     days = [d for d in daylog.days() if d < today]
     for day in days:
         path = digest_path(home, "day", day.isoformat())
-        if not _up_to_date(home, path, [daylog.path_for(day)]):
+        if not _up_to_date(home, path, daylog.files(day)):
             check()
             if dry_run:
                 written.append(Written("day", day.isoformat(), path, "dry-run"))
@@ -323,11 +324,11 @@ def update_digests(
         months.setdefault(f"{day:%Y-%m}", []).append(day)
     for key, members in weeks.items():
         if week_span(key)[1] < today:
-            written.extend(_rollup(home, "week", key, [daylog.path_for(d) for d in members], dry_run,
+            written.extend(_rollup(home, "week", key, [p for d in members for p in daylog.files(d)], dry_run,
                                    functools.partial(build_week, home, daylog, key, members)))
     for key, members in months.items():
         if month_span(key)[1] < today:
-            sources = [daylog.path_for(d) for d in members]
+            sources = [p for d in members for p in daylog.files(d)]
             sources += [p for p in (digest_path(home, "week", w) for w in sorted({week_key(d) for d in members})) if p.exists()]
             written.extend(_rollup(home, "month", key, sources, dry_run, functools.partial(build_month, home, daylog, key, members)))
     years = sorted({k[:4] for k in months})

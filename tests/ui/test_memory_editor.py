@@ -292,3 +292,36 @@ def test_a_citation_in_the_preview_is_a_link(qtbot, window: MainWindow) -> None:
 def test_a_citation_of_a_missing_day_says_so(qtbot, window: MainWindow) -> None:
     assert not window.memory_pane.open_citation("2020-01-01#3")
     assert "not here" in window.memory_pane.journal.view.toPlainText()
+
+
+def test_a_file_opens_in_the_reading_view_without_comments_and_each_entry_leads_to_its_line(qtbot, window: MainWindow) -> None:
+    record = window.daylog.append("user", "I moved to Porto")
+    editor = window.memory_pane.open_file("USER.md")
+    assert editor.stack.currentWidget() is editor.preview  # rendered, not raw Markdown
+    editor.set_preview(False)
+    editor.editor.appendPlainText(f"- Lives in Porto <!-- src: {record.id} -->\n<!-- a note to self -->")
+    editor.set_preview(True)
+    shown = editor.preview.toPlainText()
+    assert "<!--" not in shown and "note to self" not in shown and "Lives in Porto" in shown
+    assert f'href="record:{record.id}"' in editor.preview.toHtml()  # the comment citation became a link
+    line = next(n for n, text in enumerate(editor.editor.toPlainText().splitlines(), 1) if "Porto" in text)
+    editor.preview.anchorClicked.emit(QUrl(f"entry:{line}"))
+    assert editor.stack.currentWidget() is editor.editor
+    assert "Porto" in editor.editor.textCursor().block().text()
+
+
+def test_a_click_right_of_an_entry_stays_in_the_editor(qtbot, window: MainWindow) -> None:
+    window.show()
+    qtbot.waitExposed(window)
+    record = window.daylog.append("user", "I moved to Porto")
+    editor = window.memory_pane.open_file("MEMORY.md")
+    editor.set_preview(False)
+    editor.editor.appendPlainText(f"- Lives in Porto ({record.id})")
+    block = editor.editor.document().lastBlock()
+    cursor = editor.editor.textCursor()
+    cursor.setPosition(block.position() + len(block.text()))
+    end = editor.editor.cursorRect(cursor).center()
+    clicked: list[str] = []
+    editor.citation_clicked.connect(clicked.append)
+    qtbot.mouseClick(editor.editor.viewport(), Qt.MouseButton.LeftButton, pos=end + type(end)(120, 0))
+    assert clicked == [] and window.memory_pane.tabs.currentWidget() is editor
