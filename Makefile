@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: run test check install bench typecheck clean package
+.PHONY: run test check install bench typecheck clean package gpu bench-gpu
 
 install: $(STAMP)
 
@@ -36,6 +36,18 @@ typecheck: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/bench_backend.py
+
+# The GPU build: llama.cpp with Vulkan (NVIDIA, AMD, Intel) loaded at run time beside the CPU backend, into
+# .venv (replaces the CPU-only build; `make clean install` goes back). Needs glslc, spirv-headers and Vulkan
+# headers 1.3.275+ (packaging/vulkan/build.sh fetches Debian trixie's when the system's are older).
+gpu: $(STAMP)
+	PYTHON=$(PY) packaging/vulkan/build.sh
+
+# The Vulkan build in build/vulkan-site (the venv keeps its CPU build), then the CPU/Vulkan comparison.
+VULKAN_SITE ?= build/vulkan-site
+bench-gpu: $(STAMP)
+	test -d $(VULKAN_SITE)/llama_cpp || PYTHON=$(PY) packaging/vulkan/build.sh --target $(VULKAN_SITE)
+	$(PY) bench/bench_gpu.py --vulkan-site $(VULKAN_SITE)
 
 # The Linux installer: dist/companion_<version>_<arch>.deb (freezes the app with PyInstaller, from the test extra).
 package: $(STAMP)

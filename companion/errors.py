@@ -112,6 +112,10 @@ class ModelMemoryError(ModelError):
     """Not enough RAM/VRAM to load the model with these settings."""
 
 
+class GpuLoadError(ModelError):
+    """Loading on the GPU failed (driver too old, out of GPU memory): the loader tries the CPU next."""
+
+
 class GenerationError(ModelError):
     """Generating a reply failed."""
 

@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from companion.errors import CompanionError, DownloadCancelled
-from companion.llm import hardware
+from companion.llm import hardware, speed
 from companion.llm.catalog import CURATED, recommend
 from companion.llm.download import Downloader
 from companion.llm.gguf import read_gguf
 from companion.llm.library import ModelLibrary, format_bytes
-from companion.llm.llama import engine_version
+from companion.llm.llama import engine_version, machine
 from companion.llm.loader import parse_gpu_layers
 from companion.runtime import Runtime, open_home
 from companion.settings import save_settings
@@ -130,10 +130,16 @@ def run_use(args: argparse.Namespace) -> int:
 
 def run_download(args: argparse.Namespace) -> int:
     if args.list or not args.repo:
-        best = recommend(hardware.detect())
+        caps = machine()
+        with open_home(args.home, exclusive=False) as runtime:
+            bench = speed.known(runtime.home.state, caps)
+        best = recommend(caps, bench=bench)
         for number, model in enumerate(CURATED, 1):
             mark = "  <- the best fit for this computer" if model == best else ""
-            print(f"{number:>2}. {model.describe()}{mark}\n    companion models download {model.repo_id} {model.filename}")
+            rate = speed.words_per_s(speed.tokens_per_s(model.size_bytes, bench, caps))
+            print(f"{number:>2}. {model.describe()} About {rate:.0f} words a second here.{mark}\n"
+                  f"    companion models download {model.repo_id} {model.filename}"
+                  f"  (also {', '.join(v.quant + ': ' + v.filename for v in model.variants() if v != model)})")
         return 0
     repo, filename = args.repo, args.file
     if repo.isdigit() and not filename:
@@ -166,7 +172,7 @@ def run_info(args: argparse.Namespace) -> int:
         library = _library(runtime)
         entry = library.find(args.model) if args.model else next(e for e in library.entries() if e.active)
         settings = runtime.settings.model
-        caps = hardware.detect()
+        caps = machine()
         print(f"Engine: {engine_version()}")
         print(f"Machine: {caps.physical_cores} physical cores, "
               f"{_gb(caps.ram_available)} of {_gb(caps.ram_total)} RAM available")
@@ -185,6 +191,9 @@ def run_info(args: argparse.Namespace) -> int:
         where = "CPU only" if need.gpu_layers == 0 else f"{need.gpu_layers}/{need.total_layers} layers on the GPU"
         print(f"With a {n_ctx}-token context, {where}: {need.describe()} "
               f"(weights {format_bytes(need.weights)}, context cache {format_bytes(need.kv_cache)})")
+        share = need.gpu_layers / need.total_layers if need.total_layers else 0.0
+        rate = speed.words_per_s(speed.tokens_per_s(meta.file_size, speed.known(runtime.home.state, caps), caps, share))
+        print(f"Expected speed here: about {rate:.0f} words a second.")
         try:
             hardware.check_fits(meta, n_ctx, layers, caps)
             print("It fits on this machine.")

@@ -42,9 +42,12 @@ class ModelInfo:
     name: str
     path: str = ""
     n_ctx: int = 4096
-    n_gpu_layers: int = 0
+    n_gpu_layers: int = 0  # layers on the GPU (0: all on the CPU)
     gpu_offload_supported: bool = False
-    device: str = "CPU"
+    device: str = "CPU"  # for people: "CPU", or "GPU name · 31/31 layers"
+    gpu_name: str = ""  # the device the layers are on
+    total_layers: int = 0  # the model's layers, counting the output layer as llama.cpp does
+    device_note: str = ""  # why no GPU is used, when the machine or the build has none
     chat_format: str = ""
     has_chat_template: bool = True
     supports_tools: bool = False

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from companion.llm.default_model import FILENAME as EMBEDDED_FILENAME
+from companion.llm.speed import Benchmark, comfortable, tokens_per_s
 
 if TYPE_CHECKING:  # only a type here: at run time the catalog needs nothing from the hardware probe
     from companion.llm.hardware import Capabilities
@@ -33,14 +34,41 @@ class CuratedModel:
     languages: tuple[str, ...]  # ISO codes it converses well in
     tools: bool  # its chat template supports tool calls (the memory tools need them)
     good_for: str
+    quant: str = "Q4_K_M"  # the quantization of `filename`
+    known_sizes: tuple[tuple[str, float], ...] = ()  # download sizes (GB) of other quantizations, where listed
 
     @property
     def chinese(self) -> bool:
         return "zh" in self.languages
 
+    @property
+    def size_bytes(self) -> int:
+        return int(self.size_gb * _GB)
+
+    def variants(self) -> tuple["CuratedModel", ...]:
+        """The same model in the quantizations the library offers, smallest first (this one among them)."""
+        overhead = self.ram_gb - self.size_gb
+        known = dict(self.known_sizes)
+        found = []
+        for quant, ratio in QUANT_SIZES.items():
+            if quant == self.quant:
+                found.append(self)
+                continue
+            size = known.get(quant) or round(self.size_gb * ratio / QUANT_SIZES[self.quant], 1)
+            filename = re.sub(re.escape(self.quant), lambda m: quant if m.group(0).isupper() else quant.lower(),
+                              self.filename, flags=re.IGNORECASE)
+            found.append(replace(self, quant=quant, filename=filename, size_gb=size, ram_gb=round(size + overhead, 1)))
+        return tuple(found)
+
     def describe(self) -> str:
         return f"{self.label}: {self.size_gb:.1f} GB download, needs about {math.ceil(self.ram_gb)} GB RAM. {self.good_for}"
 
+
+# The quantizations offered for each model, with their size against Q4_K_M (bits per weight: 3.9, 4.9, 8.5):
+# a smaller file for machines short of memory, the balanced default, and near-lossless quality.
+QUANT_SIZES = {"Q3_K_M": 0.80, "Q4_K_M": 1.0, "Q8_0": 1.74}
+QUANT_NOTES = {"Q3_K_M": "smaller, a little less accurate", "Q4_K_M": "balanced (recommended)",
+               "Q8_0": "best quality, about twice the size"}
 
 # Ordered best first: the first entry that fits a machine is the one offered. All are instruct models that answer
 # directly (no hidden "thinking" phase), so the first reply is not delayed by a long reasoning trace.
@@ -49,7 +77,8 @@ CURATED: tuple[CuratedModel, ...] = (
     # https://huggingface.co/unsloth/gemma-4-E4B-it-GGUF (Q4_K_M: 4,977,169,568 bytes).
     CuratedModel("gemma-4-e4b", "Gemma 4 E4B", "unsloth/gemma-4-E4B-it-GGUF", "gemma-4-E4B-it-Q4_K_M.gguf",
                  "gemma4", 5.0, 6.5, ("en", "zh"), True,
-                 "The most capable here: warm, thoughtful conversation in English, Chinese and many more."),
+                 "The most capable here: warm, thoughtful conversation in English, Chinese and many more.",
+                 known_sizes=(("Q8_0", 8.2),)),  # Q8_0: 8.2 GB as listed for the same repository
     # Qwen3-4B-Instruct-2507: the non-thinking update of Qwen3 4B, tool calling, Chinese and English.
     # https://huggingface.co/bartowski/Qwen_Qwen3-4B-Instruct-2507-GGUF (Q4_K_M: 2,497,280,736 bytes).
     CuratedModel("qwen3-4b-instruct-2507", "Qwen3 4B Instruct", "bartowski/Qwen_Qwen3-4B-Instruct-2507-GGUF",
@@ -120,12 +149,24 @@ def fits(model: CuratedModel, caps: Capabilities) -> bool:
                 and model.size_gb + VRAM_MARGIN_GB <= vram / _GB)
 
 
-def recommend(caps: Capabilities, chinese: bool = False) -> CuratedModel | None:
-    """The best curated model that fits; for a Chinese speaker, the best that also speaks Chinese."""
-    for model in CURATED:
-        if (model.chinese or not chinese) and fits(model, caps):
-            return model
-    return None
+def speed(model: CuratedModel, caps: Capabilities, bench: Benchmark) -> float:
+    """Estimated tokens a second of this model here (with as many layers on the GPU as fit)."""
+    return tokens_per_s(model.size_bytes, bench, caps)
+
+
+def recommend(caps: Capabilities, chinese: bool = False, bench: Benchmark | None = None) -> CuratedModel | None:
+    """The best curated model that fits; for a Chinese speaker, the best that also speaks Chinese.
+
+    With a speed measurement, the best that also answers at a comfortable reading pace; when none
+    does, the quickest that fits (never a slow big model while a smaller one fits).
+    """
+    fitting = [m for m in CURATED if (m.chinese or not chinese) and fits(m, caps)]
+    if not fitting:
+        return None
+    if bench is None:
+        return fitting[0]
+    quick = [m for m in fitting if comfortable(speed(m, caps, bench))]
+    return quick[0] if quick else min(fitting, key=lambda m: m.size_gb)
 
 
 _RUN_CODE = re.compile(r"(?i)^(?:\d+k|lc\d+k?|mix\d+|ep\d+|step\d+|ckpt\d*|v\d+(?:\.\d+)*|gguf|q\d\w*|f16|bf16|f32)$")

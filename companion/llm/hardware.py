@@ -25,6 +25,35 @@ class GpuDevice:
     name: str
     total_bytes: int | None = None
     free_bytes: int | None = None
+    backend: str = ""  # the llama.cpp backend that drives it: Vulkan, CUDA, Metal...
+    device_id: str = ""  # llama.cpp's name for it ("Vulkan0")
+    integrated: bool = False  # shares the system's RAM
+
+    def describe(self) -> str:
+        """"NVIDIA GeForce RTX 3060 (Vulkan, 11.2 of 12.0 GB free)"."""
+        details = [self.backend] if self.backend else []
+        if self.free_bytes is not None and self.total_bytes:
+            details.append(f"{self.free_bytes / _GIB:.1f} of {self.total_bytes / _GIB:.1f} GB free")
+        elif self.free_bytes is not None:
+            details.append(f"{self.free_bytes / _GIB:.1f} GB free")
+        return f"{self.name} ({', '.join(details)})" if details else self.name
+
+
+def best_device(devices: list[GpuDevice]) -> GpuDevice | None:
+    """The device llama.cpp fills first: a dedicated GPU before an integrated one, then the most free memory."""
+    return max(devices, key=lambda g: (not g.integrated, g.free_bytes or 0)) if devices else None
+
+
+@dataclass
+class GpuProbe:
+    """What the installed llama.cpp can use: its GPU devices, or one line saying why there are none."""
+
+    offload: bool
+    devices: list[GpuDevice] = field(default_factory=list)
+    note: str = ""
+    reason: str = ""  # which kind of "none" (llm/devices.py), for a translated note
+    backend: str = ""  # the GPU backend the note is about
+    detail: str = ""  # the system's own words (a dynamic loader's message)
 
 
 @dataclass
@@ -37,6 +66,8 @@ class Capabilities:
     ram_total: int | None = None
     ram_available: int | None = None
     unified_memory: bool = False  # Apple silicon: the GPU uses system RAM
+    gpu_note: str = ""  # why no GPU is used, when there is none
+    gpu_reason: GpuProbe | None = None  # the same, for a translated note
 
     @property
     def vram_free(self) -> int | None:
@@ -45,16 +76,16 @@ class Capabilities:
         known = [g.free_bytes for g in self.gpus if g.free_bytes is not None]
         return max(known) if known else None
 
+    @property
+    def best_gpu(self) -> GpuDevice | None:
+        return best_device(self.gpus) if self.gpu_offload else None
+
     def describe_gpu(self) -> str:
         if not self.gpu_offload:
-            return "CPU only (this llama.cpp build has no GPU support)"
+            return self.gpu_note or "CPU only (this llama.cpp build has no GPU support)"
         if not self.gpus:
             return "GPU build; no GPU details available"
-        parts = []
-        for gpu in self.gpus:
-            memory = f", {gpu.free_bytes / _GIB:.1f} GB free" if gpu.free_bytes is not None else ""
-            parts.append(f"{gpu.name}{memory}")
-        return "; ".join(parts)
+        return "; ".join(gpu.describe() for gpu in self.gpus)
 
 
 @dataclass
@@ -73,24 +104,26 @@ class MemoryEstimate:
         return f"about {self.ram / _GIB:.1f} GB RAM"
 
 
-def detect(gpu_offload: bool | None = None) -> Capabilities:
-    """Probe this machine (cheap: a few files, at most one short `nvidia-smi` call)."""
-    if gpu_offload is None:
-        from companion.llm.llama import gpu_offload_supported
-
-        gpu_offload = gpu_offload_supported()
+def detect(probe: GpuProbe | None = None) -> Capabilities:
+    """This machine: cores, RAM, and the GPUs in `probe` (what llama.cpp found: `llama.machine()` asks it)."""
+    probe = probe or GpuProbe(offload=False)
     total, available = ram_bytes()
     apple = sys.platform == "darwin" and platform.machine() == "arm64"
-    gpus = _nvidia_gpus() if gpu_offload and not apple else []
-    if apple and gpu_offload:
-        gpus = [GpuDevice("Apple GPU (Metal, shared memory)", total, available)]
+    gpus = list(probe.devices)
+    if probe.offload and not gpus and not apple:
+        gpus = _nvidia_gpus()  # a GPU build whose llama.cpp cannot list its devices
+    if apple and probe.offload:
+        gpus = [GpuDevice(g.name, total, available, g.backend or "Metal", g.device_id, True) for g in gpus] or \
+            [GpuDevice("Apple GPU", total, available, "Metal", integrated=True)]
     return Capabilities(
-        gpu_offload=gpu_offload,
+        gpu_offload=probe.offload,
         gpus=gpus,
         physical_cores=physical_cores(),
         ram_total=total,
         ram_available=available,
         unified_memory=apple,
+        gpu_note=probe.note,
+        gpu_reason=probe if probe.reason else None,
     )
 
 

@@ -8,23 +8,27 @@ import os
 import sys
 import threading
 import time
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Iterator, cast
 
-from companion.errors import GenerationError, ModelMemoryError, UnsupportedModelError
+from companion.errors import GenerationError, GpuLoadError, ModelMemoryError, UnsupportedModelError
 from companion.llm.base import CancelFlag, Chunk, GenerationOptions, Message, ModelInfo, estimate_tokens
 from companion.llm.catalog import display_name
 from companion.llm.control_tokens import ControlTokens
 from companion.llm.cpu import (CpuLoad, background_priority, free_threads, missing_cpu_features, physical_cores, ram_bytes,
                                unsupported_cpu_message)
+from companion.llm.devices import Registry, device_label, gpu_failure_reason
 from companion.llm.gguf import GGUFInfo, read_gguf
+from companion.llm import hardware
+from companion.llm.hardware import Capabilities, GpuProbe, best_device
 from companion.llm.toolparse import ToolTextFilter, prompt_inputs
 
 log = logging.getLogger(__name__)
 llama_log = logging.getLogger("companion.llama_cpp")
 
 _CALLBACK: Any = None
+_REGISTRY: Registry | None = None
 # llama.cpp's OpenMP workers spin between operations before they sleep (libgomp: 300,000 rounds, libomp: 200 ms).
 # When a core is taken by another program, spinning burns the time slice the late thread needs;
 # a short spin keeps a quiet machine's speed. Read once, when llama.cpp loads; the user's setting wins.
@@ -33,13 +37,44 @@ RETUNE_S = 1.0  # how often a long generation looks at the load again
 
 
 def _llama_cpp() -> Any:
-    """The llama_cpp module, imported with the spin-wait settings in place."""
+    """The llama_cpp module, imported with the spin-wait settings in place and its backend modules registered."""
     if "llama_cpp" not in sys.modules:
         for name, value in SPIN_ENV.items():
             os.environ.setdefault(name, value)
     import llama_cpp
 
+    _registry(llama_cpp)
     return llama_cpp
+
+
+def _registry(llama_cpp: Any) -> Registry:
+    """ggml's backend registry, with the CPU and GPU modules of a GGML_BACKEND_DL build loaded (once).
+
+    Its functions are looked up through libllama's handle, so they are those of the libggml that
+    libllama uses: a wheel holds libggml.so and libggml.so.0 as two files, which load as two copies
+    with a registry each.
+    """
+    global _REGISTRY
+    if _REGISTRY is None:
+        _route_llama_logs(llama_cpp)
+        registry = Registry(llama_cpp.llama_cpp._lib, Path(llama_cpp.__file__).parent / "lib")
+        registry.load_modules()
+        _REGISTRY = registry
+    return _REGISTRY
+
+
+def probe_gpus() -> GpuProbe:
+    """The GPU devices this llama.cpp can offload to, or why there are none (one line)."""
+    try:
+        llama_cpp = _llama_cpp()
+    except (ImportError, OSError) as exc:
+        return GpuProbe(offload=False, note=f"llama.cpp is unavailable ({exc}).")
+    return _registry(llama_cpp).probe(gpu_offload_supported())
+
+
+def machine(gpu_offload: bool | None = None) -> Capabilities:
+    """This machine as llama.cpp sees it: cores, RAM and the GPUs it can use (`gpu_offload=False`: no GPU probe)."""
+    return hardware.detect(probe_gpus() if gpu_offload is not False else None)
 
 
 _KNOWN_FAMILIES = ControlTokens.for_server()
@@ -81,12 +116,12 @@ def valid_unicode(text: str) -> str:
         return text.encode("utf-8", "replace").decode("utf-8")
 
 
-def _route_llama_logs() -> None:
-    """Send llama.cpp's own log lines to Python logging instead of the terminal."""
+def _route_llama_logs(llama_cpp: Any = None) -> None:
+    """Send llama.cpp's own log lines (and ggml's) to Python logging instead of the terminal."""
     global _CALLBACK
     if _CALLBACK is not None:
         return
-    llama_cpp = _llama_cpp()
+    llama_cpp = llama_cpp or _llama_cpp()
 
     @llama_cpp.llama_log_callback
     def callback(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
@@ -191,23 +226,29 @@ def architecture_known(name: str) -> bool:
     _route_llama_logs()
     llama_cpp = _llama_cpp()
     lines: list[str] = []
+    with _captured_log(lines), tempfile.TemporaryDirectory(prefix="companion-arch-") as folder:
+        path = Path(folder) / "probe.gguf"
+        path.write_bytes(minimal_gguf({"general.architecture": name}))
+        params = llama_cpp.llama_model_default_params()
+        params.vocab_only = True
+        model = llama_cpp.llama_model_load_from_file(str(path).encode("utf-8"), params)
+        if model:
+            llama_cpp.llama_model_free(model)
+    return not any("unknown model architecture" in line for line in lines)
+
+
+@contextmanager
+def _captured_log(lines: list[str]) -> Iterator[None]:
+    """llama.cpp's log lines, collected while the block runs (also at debug level)."""
     handler = _ListHandler(lines)
     llama_log.addHandler(handler)
     previous = llama_log.level
     llama_log.setLevel(logging.DEBUG)
     try:
-        with tempfile.TemporaryDirectory(prefix="companion-arch-") as folder:
-            path = Path(folder) / "probe.gguf"
-            path.write_bytes(minimal_gguf({"general.architecture": name}))
-            params = llama_cpp.llama_model_default_params()
-            params.vocab_only = True
-            model = llama_cpp.llama_model_load_from_file(str(path).encode("utf-8"), params)
-            if model:
-                llama_cpp.llama_model_free(model)
+        yield
     finally:
         llama_log.removeHandler(handler)
         llama_log.setLevel(previous)
-    return not any("unknown model architecture" in line for line in lines)
 
 
 class _ListHandler(logging.Handler):
@@ -242,8 +283,8 @@ class LlamaBackend:
         _patch_failed_load_cleanup()
         llama_cpp = _llama_cpp()
 
-        offload = gpu_offload_supported()
-        layers = n_gpu_layers if offload else 0
+        probe = _registry(llama_cpp).probe(gpu_offload_supported())
+        layers = n_gpu_layers if probe.offload else 0
         warnings: list[str] = []
         if chat_format and chat_format not in chat_formats():  # a hand-edited or hostile settings.toml
             warnings.append(
@@ -251,8 +292,8 @@ class LlamaBackend:
                 "own template. Pick a format in Settings > Model."
             )
             chat_format = None
-        if n_gpu_layers and not offload:
-            warnings.append("This llama.cpp build cannot use a GPU; running on the CPU.")
+        if n_gpu_layers and not probe.offload:
+            warnings.append(probe.note or "This llama.cpp build cannot use a GPU; running on the CPU.")
         if chat_format is None and meta.chat_template is None:
             chat_format = "chatml"
             warnings.append(
@@ -263,48 +304,49 @@ class LlamaBackend:
             n_ctx = min(n_ctx, train_ctx)
         # At most this many threads; each generation takes only the cores that are free when it starts.
         self.max_threads = max(1, n_threads or physical_cores())
-        try:
-            self._llm = llama_cpp.Llama(
-                model_path=str(path),
-                n_ctx=n_ctx,
-                n_threads=self.max_threads,
-                # llama-cpp-python evaluates prompts on every logical core by default; hyperthreads do
-                # not help and make the first token slower on a busy machine.
-                n_threads_batch=self.max_threads,
-                n_gpu_layers=layers,
-                chat_format=chat_format,
-                verbose=False,
-            )
-        except ValueError as exc:
-            raise self._translate_load_error(exc, meta, n_ctx) from exc
+        log_lines: list[str] = []
+        with _captured_log(log_lines) if layers else nullcontext():
+            try:
+                self._llm = llama_cpp.Llama(
+                    model_path=str(path),
+                    n_ctx=n_ctx,
+                    n_threads=self.max_threads,
+                    # llama-cpp-python evaluates prompts on every logical core by default; hyperthreads do
+                    # not help and make the first token slower on a busy machine.
+                    n_threads_batch=self.max_threads,
+                    n_gpu_layers=layers,
+                    chat_format=chat_format,
+                    verbose=False,
+                )
+            except ValueError as exc:
+                if layers:
+                    raise GpuLoadError(gpu_failure_reason(log_lines, str(exc))) from exc
+                raise self._translate_load_error(exc, meta, n_ctx) from exc
         self._lock = threading.RLock()
         self.control_tokens = ControlTokens(vocab_control_tokens(self._llm._model.vocab))
         self._load = CpuLoad().start()
         self._threads = self.max_threads
         self._cancel = CancelFlag()
         template = meta.chat_template or ""
+        total_layers = (meta.block_count or 0) + 1  # llama.cpp counts the output layer as one more
+        on_gpu = min(total_layers, layers) if layers >= 0 else total_layers
+        gpu = best_device(probe.devices) if on_gpu else None
         self.info = ModelInfo(
             name=display_name(path, meta.metadata.get("general.name")),
             path=str(path),
             n_ctx=self._llm.n_ctx(),
-            n_gpu_layers=layers,
-            gpu_offload_supported=offload,
-            device=self._device_label(layers, meta),
+            n_gpu_layers=on_gpu,
+            gpu_offload_supported=probe.offload,
+            device=device_label(on_gpu, total_layers, gpu.name if gpu else ""),
+            gpu_name=gpu.name if gpu else "",
+            total_layers=total_layers,
+            device_note=probe.note,
             chat_format=self._llm.chat_format or "",
             has_chat_template=meta.chat_template is not None,
             supports_tools="tools" in template and "tool_call" in template,
             warnings=warnings,
         )
         self._closed = False
-
-    @staticmethod
-    def _device_label(layers: int, meta: GGUFInfo) -> str:
-        if layers == 0:
-            return "CPU"
-        total = meta.block_count
-        if layers < 0 or (total is not None and layers >= total):
-            return f"GPU (all {total or ''} layers)".replace("  ", " ")
-        return f"GPU ({layers}/{total} layers)"
 
     @staticmethod
     def _check_memory(meta: GGUFInfo, n_ctx: int) -> None:

@@ -110,12 +110,13 @@ def connect_server(base_url: str, model_name: str = "", api_key: str = ""):  # -
 
 
 def _load_local(settings: ModelSettings, path: Path, caps: Capabilities | None):
-    from companion.llm.llama import LlamaBackend
+    from companion.llm.llama import LlamaBackend, machine
 
     meta = read_gguf(path)
-    caps = caps or hardware.detect()
+    caps = caps or machine()
     n_ctx = min(settings.n_ctx, meta.context_length or settings.n_ctx)
     layers = hardware.resolve_gpu_layers(settings.n_gpu_layers, meta, n_ctx, caps)
+    log.info("GPU: %s; %s layers requested, %s to offload", caps.describe_gpu(), settings.n_gpu_layers, layers)
     hardware.check_fits(meta, n_ctx, layers, caps)
     chat_format = settings.chat_format or None
     notes: list[str] = []
@@ -125,6 +126,8 @@ def _load_local(settings: ModelSettings, path: Path, caps: Capabilities | None):
             f"{path.name} has no chat template; using the '{chat_format}' format. "
             "If replies look odd, pick another format in Settings > Model."
         )
+    if settings.n_gpu_layers not in (0, hardware.GPU_LAYERS_AUTO) and not caps.gpu_offload:
+        notes.append(caps.gpu_note or "This llama.cpp build cannot use a GPU; running on the CPU.")
     failure: ModelError | None = None
     for attempt in _layer_fallbacks(layers, meta.block_count):
         try:
@@ -144,10 +147,7 @@ def _load_local(settings: ModelSettings, path: Path, caps: Capabilities | None):
             failure = exc
             continue
         if failure is not None:
-            notes.append(
-                f"Not enough GPU memory for {_layers_text(layers)}; loaded with {_layers_text(attempt)} "
-                "instead (slower). Lower the context size or free GPU memory for more speed."
-            )
+            notes.append(_fallback_note(layers, attempt, failure))
         backend.info.warnings.extend(notes)
         return backend
     raise failure or ModelError("The model could not be loaded.")
@@ -161,6 +161,16 @@ def _layer_fallbacks(layers: int, block_count: int | None) -> list[int]:
     first = total if layers < 0 else layers
     half = first // 2
     return [layers] + ([half] if 0 < half < first else []) + [0]
+
+
+def _fallback_note(wanted: int, got: int, failure: ModelError) -> str:
+    """One line: what loading on the GPU ran into and where the model runs instead."""
+    if got == 0:
+        return f"Loading on the GPU failed ({failure}); running on the CPU instead (slower)."
+    return (
+        f"Not enough GPU memory for {_layers_text(wanted)} ({failure}); loaded with {_layers_text(got)} "
+        "instead (slower). Lower the context size or free GPU memory for more speed."
+    )
 
 
 def _layers_text(layers: int) -> str:

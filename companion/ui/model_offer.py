@@ -4,12 +4,12 @@ in the background, and switch to it with one click."""
 from __future__ import annotations
 
 import html
-import math
+import logging
 import time
 from pathlib import Path
 from typing import Callable
 
-from PySide6.QtCore import QCoreApplication, QLocale, Qt, QTimer, Signal
+from PySide6.QtCore import QLocale, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -23,30 +23,22 @@ from PySide6.QtWidgets import (
 )
 
 from companion.errors import CompanionError
-from companion.llm import hardware
+from companion.llm import speed
 from companion.llm.base import Backend
 from companion.llm.catalog import CuratedModel, recommend
 from companion.llm.download import Downloader
 from companion.llm.hardware import Capabilities
 from companion.llm.library import ModelLibrary
-from companion.settings import save_settings
+from companion.llm.llama import machine
+from companion.llm.loader import load_backend
+from companion.settings import ModelSettings, save_settings
 from companion.ui.extensions import WindowAPI
 from companion.ui.jobs import BackgroundJob
+from companion.ui.model_catalog import good_for, speed_text
 
+log = logging.getLogger(__name__)
 OFFER, DOWNLOADING, STOPPED, READY, SWITCHING, DONE = "offer", "downloading", "stopped", "ready", "switching", "done"
 _GB = 10**9
-
-
-def good_for(model: CuratedModel) -> str:
-    """The model's one-line "good for", in the interface language (the catalog holds English)."""
-    return QCoreApplication.translate("Catalog", model.good_for)
-
-
-def describe_model(model: CuratedModel) -> str:
-    """One line for a list of models: name, download size, RAM, good for (in the interface language)."""
-    return (QCoreApplication.translate("Catalog", "%1: %2 GB download, needs about %3 GB RAM. %4")
-            .replace("%1", model.label).replace("%2", f"{model.size_gb:.1f}")
-            .replace("%3", str(math.ceil(model.ram_gb))).replace("%4", good_for(model)))
 
 
 def chinese_system() -> bool:
@@ -60,29 +52,57 @@ def should_offer(window: WindowAPI) -> bool:
 
 
 Detect = Callable[[bool], Capabilities]  # gpu_offload -> this machine
+Measure = Callable[[Capabilities], speed.Benchmark]  # this machine -> the built-in model's speed here
+
+
+def measured_speed(home_state: Path, caps: Capabilities) -> speed.Benchmark:
+    """The built-in model's speed here: a short benchmark now (the loader loads a copy of the built-in model
+    with a small context, on the CPU and on the GPU), or the faster of it and the last one on this machine
+    (other programs only ever slow a measurement down)."""
+    cached = speed.load_cached(home_state, caps)
+
+    def load(layers: int) -> Backend:
+        return load_backend(ModelSettings(n_ctx=512, n_gpu_layers=layers), caps=caps)
+
+    try:
+        bench = speed.benchmark(load, caps, speed.embedded_bytes())
+    except (CompanionError, ValueError, KeyError) as exc:  # no built-in model, or an answer too short to time
+        log.info("Speed benchmark skipped: %s", exc)
+        return cached or speed.first_guess(caps)
+    bench = speed.fastest(cached, bench)
+    try:
+        speed.save(home_state, bench)
+    except CompanionError as exc:
+        log.info("Speed measurement not saved: %s", exc)
+    return bench
 
 
 def install(window: WindowAPI, caps: Capabilities | None = None, chinese: bool | None = None,
-            detect: Detect | None = None) -> "ModelOffer | None":
+            detect: Detect | None = None, measure: Measure | None = None) -> "ModelOffer | None":
     """Show the offer above the conversation when it applies. With `caps` at once (and return it);
     otherwise once the model has loaded: llama.cpp is imported by then (nothing added to the start-up
-    time), the loaded model says whether this build can use a GPU, and the machine is probed off the
-    GUI thread (`nvidia-smi` can take a moment)."""
+    time), the loaded model says whether this build can use a GPU, and the machine is probed and the
+    built-in model's speed measured off the GUI thread (about a second, once per machine)."""
     if not should_offer(window):
         return None
     if chinese is None:
         chinese = chinese_system()
     if caps is not None:
-        return _show(window, caps, chinese)
-    probe: Detect = detect or (lambda offload: hardware.detect(gpu_offload=offload))
+        return _show(window, caps, chinese, (measure or speed.first_guess)(caps))
+    probe: Detect = detect or (lambda offload: machine(gpu_offload=offload))
+    timing: Measure = measure or (lambda found: measured_speed(window.home.state, found))
     jobs: list[BackgroundJob] = []
+
+    def work(offload: bool) -> tuple[Capabilities, speed.Benchmark]:
+        found = probe(offload)
+        return found, timing(found)
 
     def loaded(backend: Backend | None) -> None:
         if backend is None or jobs or not should_offer(window):
             return
         offload = backend.info.gpu_offload_supported
-        job = BackgroundJob(lambda _report, _cancelled: probe(offload), window.widget, name="machine-probe")
-        job.succeeded.connect(lambda found: _show(window, found, bool(chinese)))
+        job = BackgroundJob(lambda _report, _cancelled: work(offload), window.widget, name="machine-probe")
+        job.succeeded.connect(lambda result: _show(window, result[0], bool(chinese), result[1]))
         job.finished.connect(job.deleteLater)
         window.closing.connect(job.stop)
         jobs.append(job)
@@ -92,11 +112,11 @@ def install(window: WindowAPI, caps: Capabilities | None = None, chinese: bool |
     return None
 
 
-def _show(window: WindowAPI, caps: Capabilities, chinese: bool) -> "ModelOffer | None":
-    model = recommend(caps, chinese)
+def _show(window: WindowAPI, caps: Capabilities, chinese: bool, bench: speed.Benchmark) -> "ModelOffer | None":
+    model = recommend(caps, chinese, bench)
     if model is None or not should_offer(window):
         return None
-    offer = ModelOffer(window, model)
+    offer = ModelOffer(window, model, speed.tokens_per_s(model.size_bytes, bench, caps))
     window.add_banner(offer)
     return offer
 
@@ -106,10 +126,12 @@ class ModelOffer(QFrame):
 
     state_changed = Signal(str)
 
-    def __init__(self, window: WindowAPI, model: CuratedModel, parent: QWidget | None = None) -> None:
+    def __init__(self, window: WindowAPI, model: CuratedModel, tokens_per_s: float | None = None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.window_ = window
         self.model = model
+        self.tokens_per_s = tokens_per_s
         self.state = ""
         self.path: Path | None = None
         self.downloader = Downloader(window.home.models)
@@ -194,11 +216,13 @@ class ModelOffer(QFrame):
         self.secondary.setVisible(state not in (SWITCHING, DONE))
         if state == OFFER:
             self.title.setText(self.tr("You're chatting with a tiny built-in model"))
-            self.body.setText(self.tr(
+            body = self.tr(
                 "It is only a demo: its answers are simple and often wrong. For this computer I recommend <b>%1</b>. "
                 "%2<br>%3 download, runs offline; it downloads in the background while we keep talking."
-            ).replace("%1", html.escape(name)).replace("%2", html.escape(good_for(self.model)))
-                .replace("%3", self._size_text()))
+            ).replace("%1", html.escape(name)).replace("%2", html.escape(good_for(self.model))).replace("%3", self._size_text())
+            if self.tokens_per_s is not None:
+                body += "<br>" + html.escape(self.tr("It should answer at %1.").replace("%1", speed_text(self.tokens_per_s)))
+            self.body.setText(body)
             self.primary.setText(self.tr("Download %1").replace("%1", self._size_text()))
             self.secondary.setText(self.tr("No thanks"))
         elif state == DOWNLOADING:

@@ -25,30 +25,39 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QRadioButton,
+    QSizePolicy,
     QSpinBox,
+    QStackedWidget,
     QTableWidget,
     QTableWidgetItem,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from companion.errors import CompanionError
-from companion.llm import hardware
+from companion.llm import devices, hardware, speed
 from companion.llm.apikeys import KeyStore
-from companion.llm.catalog import CURATED, recommend
+from companion.llm.catalog import EMBEDDED_LABEL
 from companion.llm.download import Downloader
 from companion.llm.gguf import read_gguf
 from companion.llm.hardware import GPU_LAYERS_ALL, GPU_LAYERS_AUTO, Capabilities
 from companion.llm.library import ModelEntry, ModelLibrary
+from companion.llm.llama import machine
 from companion.settings import save_settings
 from companion.ui.extensions import WindowAPI
 from companion.ui.jobs import BackgroundJob
-from companion.ui.model_offer import chinese_system, describe_model
+from companion.ui.model_catalog import CatalogPicker, speed_text
+from companion.ui.model_offer import chinese_system
 
 log = logging.getLogger(__name__)
 COLUMNS = ("", "Name", "Architecture", "Parameters", "Quantization", "Size", "Context", "Template", "Status")
 _KEYS = ("name", "architecture", "parameters", "quantization", "size", "context", "template", "status")
-GPU_CHOICES = (("Auto (as many layers as fit)", GPU_LAYERS_AUTO), ("CPU only", 0), ("All layers", GPU_LAYERS_ALL), ("Custom", 1))
+GPU_CHOICES = (("Auto: the GPU when there is one, as many layers as fit", GPU_LAYERS_AUTO), ("CPU only", 0),
+               ("GPU: all layers", GPU_LAYERS_ALL), ("GPU: this many layers", 1))
+CUSTOM = 3  # the index of "this many layers" in GPU_CHOICES
+SCREEN_HEIGHT = 768  # the dialog fits a 1366x768 screen with a panel and a title bar
+FIT_HEIGHT = SCREEN_HEIGHT - 40 - 32
 
 
 def install(window: WindowAPI) -> None:
@@ -74,20 +83,28 @@ class ModelDialog(QDialog):
         super().__init__(window.widget)
         self.window_ = window
         self.setWindowTitle(self.tr("Model"))
-        self.resize(960, 680)
         self.model = replace(window.settings.model, library=list(window.settings.model.library))
         self.library = ModelLibrary(window.home, self.model)
         self.keystore = keystore or KeyStore(window.home)
-        self.caps = caps or hardware.detect()
+        self.caps = caps or machine()
+        self.bench = speed.known(window.home.state, self.caps)
         self.job: BackgroundJob | None = None
         self.downloader: Downloader | None = None
         self.entries: list[ModelEntry] = []
         layout = QVBoxLayout(self)
         layout.addWidget(self._build_source())
-        layout.addWidget(self._build_library(), 1)
-        layout.addWidget(self._build_download())
-        layout.addWidget(self._build_performance())
-        layout.addWidget(self._build_server())
+        self.pages = QStackedWidget()
+        local = QWidget()
+        column = QVBoxLayout(local)
+        column.setContentsMargins(0, 0, 0, 0)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self._build_library(), self.tr("Models on this computer"))
+        self.tabs.addTab(self._build_download(), self.tr("Download a model"))
+        column.addWidget(self.tabs, 1)
+        column.addWidget(self._build_performance())
+        self.pages.addWidget(local)
+        self.pages.addWidget(self._build_server())
+        layout.addWidget(self.pages, 1)
         self.error_label = QLabel()
         self.error_label.setObjectName("modelError")
         self.error_label.setWordWrap(True)
@@ -99,6 +116,7 @@ class ModelDialog(QDialog):
         layout.addWidget(self.buttons)
         self.refresh()
         self._sync_source()
+        self.resize(960, min(680, FIT_HEIGHT))
 
     # -- building -------------------------------------------------------------
 
@@ -117,7 +135,7 @@ class ModelDialog(QDialog):
         return box
 
     def _build_library(self) -> QWidget:
-        self.library_box = QGroupBox(self.tr("Models on this computer"))
+        self.library_box = QWidget()
         column = QVBoxLayout(self.library_box)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels([self.tr(c) for c in COLUMNS])
@@ -125,7 +143,7 @@ class ModelDialog(QDialog):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
-        self.table.setMinimumHeight(130)
+        self.table.setMinimumHeight(110)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.itemSelectionChanged.connect(self._update_estimate)
@@ -145,27 +163,20 @@ class ModelDialog(QDialog):
         return self.library_box
 
     def _build_download(self) -> QWidget:
-        self.download_box = QGroupBox(self.tr("Download from Hugging Face"))
+        self.download_box = QWidget()
         form = QFormLayout(self.download_box)
-        self.curated = QComboBox()
-        self.curated.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.curated.setMinimumContentsLength(50)  # long descriptions must not widen the dialog
-        best = recommend(self.caps, chinese_system())
-        for model in CURATED:
-            text = describe_model(model)
-            if model == best:
-                text = self.tr("Recommended for this computer: %1").replace("%1", text)
-            self.curated.addItem(text, model)
-        self.curated.addItem(self.tr("Other: enter a repository and a file name"), None)
-        self.curated.setCurrentIndex(CURATED.index(best) if best is not None else 0)
-        self.curated.currentIndexChanged.connect(self._curated_chosen)
-        form.addRow(self.tr("Model:"), self.curated)
+        self.catalog = CatalogPicker(self.caps, self.bench, chinese_system())
+        self.curated = self.catalog.models
+        form.addRow(self.catalog)
         self.repo_edit = QLineEdit()
         self.repo_edit.setPlaceholderText("Qwen/Qwen2.5-1.5B-Instruct-GGUF")
         self.file_edit = QLineEdit()
         self.file_edit.setPlaceholderText("qwen2.5-1.5b-instruct-q4_k_m.gguf")
-        form.addRow(self.tr("Repository:"), self.repo_edit)
-        form.addRow(self.tr("File:"), self.file_edit)
+        source = QHBoxLayout()
+        source.addWidget(self.repo_edit, 1)
+        source.addWidget(QLabel("/"))
+        source.addWidget(self.file_edit, 1)
+        form.addRow(self.tr("From:"), source)
         row = QHBoxLayout()
         self.progress = QProgressBar()
         self.progress.setVisible(False)
@@ -175,51 +186,95 @@ class ModelDialog(QDialog):
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel_job)
         row.addWidget(self.progress, 1)
-        row.addWidget(self.download_button)
-        row.addWidget(self.cancel_button)
+        row.addStretch(0)
+        for button in (self.download_button, self.cancel_button):
+            button.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+            row.addWidget(button)
         form.addRow(row)
-        self._curated_chosen(self.curated.currentIndex())
+        self.catalog.chosen.connect(self._curated_chosen)
+        self._curated_chosen(self.catalog.current())
         return self.download_box
 
     def _build_performance(self) -> QWidget:
         self.performance_box = QGroupBox(self.tr("Performance"))
         form = QFormLayout(self.performance_box)
-        self.gpu_label = QLabel(self.caps.describe_gpu())
+        self.gpu_label = QLabel(self._device_text())
         self.gpu_label.setObjectName("gpuCapability")
-        form.addRow(self.tr("GPU:"), self.gpu_label)
+        self.gpu_label.setWordWrap(True)
+        form.addRow(self.tr("Device:"), self.gpu_label)
         row = QHBoxLayout()
         self.gpu_mode = QComboBox()
+        self.gpu_mode.setObjectName("runOn")
         for text, value in GPU_CHOICES:
             self.gpu_mode.addItem(self.tr(text), value)
         self.gpu_layers = QSpinBox()
         self.gpu_layers.setRange(1, 999)
+        self.gpu_layers.setSuffix(self.tr(" layers"))
         layers = self.model.n_gpu_layers
-        index = {GPU_LAYERS_AUTO: 0, 0: 1, GPU_LAYERS_ALL: 2}.get(layers, 3)
+        index = {GPU_LAYERS_AUTO: 0, 0: 1, GPU_LAYERS_ALL: 2}.get(layers, CUSTOM)
         self.gpu_mode.setCurrentIndex(index)
-        if index == 3:
+        if index == CUSTOM:
             self.gpu_layers.setValue(layers)
         self.gpu_mode.currentIndexChanged.connect(self._update_estimate)
         self.gpu_layers.valueChanged.connect(self._update_estimate)
-        row.addWidget(self.gpu_mode)
+        row.addWidget(self.gpu_mode, 1)
         row.addWidget(self.gpu_layers)
         self.gpu_mode.setEnabled(self.caps.gpu_offload)
-        form.addRow(self.tr("GPU layers:"), row)
+        form.addRow(self.tr("Run on:"), row)
+        numbers = QHBoxLayout()
         self.threads = QSpinBox()
         self.threads.setRange(0, 256)
         self.threads.setSpecialValueText(self.tr("Auto ({n} physical cores)").format(n=self.caps.physical_cores))
         self.threads.setValue(self.model.n_threads)
-        form.addRow(self.tr("CPU threads:"), self.threads)
         self.context = QSpinBox()
         self.context.setRange(512, 262144)
         self.context.setSingleStep(1024)
         self.context.setValue(self.model.n_ctx)
         self.context.valueChanged.connect(self._update_estimate)
-        form.addRow(self.tr("Context size (tokens):"), self.context)
+        numbers.addWidget(self.threads)
+        numbers.addWidget(QLabel(self.tr("Context size (tokens):")))
+        numbers.addWidget(self.context)
+        numbers.addStretch(1)
+        form.addRow(self.tr("CPU threads:"), numbers)
         self.estimate_label = QLabel()
         self.estimate_label.setObjectName("memoryEstimate")
         self.estimate_label.setWordWrap(True)
         form.addRow(self.tr("Memory needed:"), self.estimate_label)
         return self.performance_box
+
+    def _device_text(self) -> str:
+        """The GPU this machine offers and where the loaded model runs now (device and layers), or why there is no GPU."""
+        gpu = self.caps.best_gpu
+        if gpu is None:
+            return self._no_gpu_text()
+        if gpu.free_bytes is not None and gpu.total_bytes:
+            found = self.tr("{name} ({backend}, {free:.1f} of {total:.1f} GB free)").format(
+                name=gpu.name, backend=gpu.backend or "GPU", free=gpu.free_bytes / 2**30, total=gpu.total_bytes / 2**30)
+        else:
+            found = gpu.describe()
+        info = self.window_.session.info
+        if info is None or info.device.startswith("server"):
+            return found
+        if info.n_gpu_layers:
+            now = self.tr("now: {n}/{total} layers on {device}").format(
+                n=info.n_gpu_layers, total=info.total_layers or info.n_gpu_layers, device=info.gpu_name or self.tr("the GPU"))
+        else:
+            now = self.tr("now: on the CPU")
+        return f"{found} — {now}"
+
+    def _no_gpu_text(self) -> str:
+        """Why there is no GPU, in the interface language (llm/devices.py says it in English)."""
+        reason = self.caps.gpu_reason
+        kind = reason.reason if reason is not None else ""
+        if kind == devices.DRIVER_MISSING:
+            return self.tr("No {backend} GPU: its driver library could not be loaded ({detail}); running on the CPU.").format(
+                backend=reason.backend, detail=reason.detail)  # type: ignore[union-attr]
+        if kind == devices.NO_DEVICE:
+            return self.tr("{backend} found no usable graphics device (no driver, or one too old); running on the CPU.").format(
+                backend=reason.backend)  # type: ignore[union-attr]
+        if kind == devices.NO_GPU_BUILD or not self.caps.gpu_note:
+            return self.tr("This llama.cpp build has no GPU support; running on the CPU.")
+        return self.caps.gpu_note
 
     def _build_server(self) -> QWidget:
         self.server_box = QGroupBox(self.tr("Model server"))
@@ -263,17 +318,14 @@ class ModelDialog(QDialog):
     # -- state ------------------------------------------------------------------
 
     def _sync_source(self) -> None:
-        local = self.local_radio.isChecked()
-        for box in (self.library_box, self.download_box, self.performance_box):
-            box.setEnabled(local)
-        self.server_box.setEnabled(not local)
+        self.pages.setCurrentIndex(0 if self.local_radio.isChecked() else 1)
 
     def refresh(self) -> None:
         self.entries = self.library.entries()
         self.table.setRowCount(len(self.entries))
         active_row = 0
         for row, entry in enumerate(self.entries):
-            summary = entry.summary()
+            summary = self._translated(entry.summary())
             cells = ["●" if entry.active else ""] + [summary[k] for k in _KEYS]
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
@@ -289,14 +341,20 @@ class ModelDialog(QDialog):
             self.table.selectRow(active_row)
         self._update_estimate()
 
+    def _translated(self, summary: dict[str, str]) -> dict[str, str]:
+        """The library's words in the interface language (file names, numbers and llama.cpp's messages stay)."""
+        words = {"yes": self.tr("yes"), "no": self.tr("no"), "ok": self.tr("ok"), EMBEDDED_LABEL: self.tr("SmolLM2 135M (built-in)")}
+        return {key: words.get(value, value) for key, value in summary.items()}
+
     def selected_entry(self) -> ModelEntry | None:
         rows = self.table.selectionModel().selectedRows()
         return self.entries[rows[0].row()] if rows else None
 
     def gpu_layers_value(self) -> int:
         value = self.gpu_mode.currentData()
-        self.gpu_layers.setEnabled(self.gpu_mode.currentIndex() == 3 and self.caps.gpu_offload)
-        return int(self.gpu_layers.value()) if self.gpu_mode.currentIndex() == 3 else int(value)
+        self.gpu_layers.setVisible(self.gpu_mode.currentIndex() == CUSTOM)
+        self.gpu_layers.setEnabled(self.caps.gpu_offload)
+        return int(self.gpu_layers.value()) if self.gpu_mode.currentIndex() == CUSTOM else int(value)
 
     def _update_estimate(self) -> None:
         entry = self.selected_entry()
@@ -310,7 +368,12 @@ class ModelDialog(QDialog):
         need = hardware.estimate(meta, n_ctx, resolved)
         where = self.tr("on the CPU") if not need.gpu_layers else self.tr("{n}/{total} layers on the GPU").format(
             n=need.gpu_layers, total=need.total_layers)
-        text = self.tr("{need} with a {ctx}-token context, {where}.").format(need=need.describe(), ctx=n_ctx, where=where)
+        amount = (self.tr("about {ram:.1f} GB RAM + {vram:.1f} GB VRAM") if need.vram else self.tr("about {ram:.1f} GB RAM")
+                  ).format(ram=need.ram / 2**30, vram=need.vram / 2**30)
+        share = need.gpu_layers / need.total_layers if need.total_layers else 0.0
+        rate = speed_text(speed.tokens_per_s(meta.file_size, self.bench, self.caps, share))
+        text = self.tr("{need} with a {ctx}-token context, {where}; {speed}.").format(
+            need=amount, ctx=n_ctx, where=where, speed=rate)
         try:
             hardware.check_fits(meta, n_ctx, resolved, self.caps)
             self.estimate_label.setStyleSheet("")
@@ -384,14 +447,13 @@ class ModelDialog(QDialog):
 
     # -- downloads --------------------------------------------------------------
 
-    def _curated_chosen(self, index: int) -> None:
-        model = self.curated.itemData(index)
+    def _curated_chosen(self, model: object) -> None:
         custom = model is None
         self.repo_edit.setReadOnly(not custom)
         self.file_edit.setReadOnly(not custom)
         if model is not None:
-            self.repo_edit.setText(model.repo_id)
-            self.file_edit.setText(model.filename)
+            self.repo_edit.setText(model.repo_id)  # type: ignore[attr-defined]
+            self.file_edit.setText(model.filename)  # type: ignore[attr-defined]
 
     def start_download(self) -> None:
         repo, filename = self.repo_edit.text().strip(), self.file_edit.text().strip()

@@ -21,8 +21,11 @@ XCB_RUNTIME = (
     "libxcb-cursor0", "libxcb-icccm4", "libxcb-image0", "libxcb-keysyms1", "libxcb-randr0",
     "libxcb-render-util0", "libxcb-shape0", "libxcb-xinerama0", "libxcb-xkb1", "libxkbcommon-x11-0",
 )
-# Wanted only by the GTK theme plugin, which the bundle leaves out.
-OPTIONAL_LIBS = re.compile(r"libgtk-3|libgdk-3")
+# Wanted only by the GTK theme plugin, which the bundle leaves out; and the Vulkan loader, which only the
+# GPU backend module needs (without it llama.cpp runs on the CPU): Recommends, not Depends.
+OPTIONAL_LIBS = re.compile(r"libgtk-3|libgdk-3|libvulkan\.so")
+GPU_MODULES = re.compile(r"libggml-(vulkan|cuda|hip)[^/]*\.so$")
+RECOMMENDS = "libvulkan1, mesa-vulkan-drivers"
 
 
 def project_version() -> str:
@@ -69,6 +72,8 @@ def system_libraries(app: Path) -> set[Path]:
     libs: set[Path] = set()
     missing: set[str] = set()
     for elf in elf_files(app):
+        if GPU_MODULES.search(elf.name):
+            continue  # loaded only when the system's GPU driver is there
         result = subprocess.run(["ldd", str(elf)], capture_output=True, text=True, env=env)
         for line in result.stdout.splitlines():
             name, _, target = line.strip().partition(" => ")
@@ -150,7 +155,8 @@ def lay_out(app: Path, stage: Path, version: str, arch: str) -> None:
         executable = path.is_dir() or path.stat().st_mode & 0o111
         path.chmod(0o755 if executable else 0o644)
     control = (HERE / "control.in").read_text(encoding="utf-8").format(
-        version=version, arch=arch, installed_size=installed_size_kib(stage), depends=depends(stage / PREFIX)
+        version=version, arch=arch, installed_size=installed_size_kib(stage), depends=depends(stage / PREFIX),
+        recommends=RECOMMENDS,
     )
     (stage / "DEBIAN").mkdir()
     (stage / "DEBIAN/control").write_text(control, encoding="utf-8")

@@ -841,7 +841,7 @@ You can still read the conversation and edit your memory. Choose another model f
     <message>
       <location filename="../../companion/ui/model_settings.py" line="130" />
       <source>On a model server (OpenAI-compatible: llama-server, Ollama, LM Studio, vLLM)</source>
-      <translation type="unfinished" />
+      <translation>在模型服务器上（兼容 OpenAI：llama-server、Ollama、LM Studio、vLLM）</translation>
     </message>
     <message>
       <location filename="../../companion/ui/model_settings.py" line="141" />
@@ -916,7 +916,7 @@ You can still read the conversation and edit your memory. Choose another model f
     <message>
       <location filename="../../companion/ui/model_settings.py" line="223" />
       <source>Auto ({n} physical cores)</source>
-      <translation type="unfinished" />
+      <translation>自动（{n} 个物理核心）</translation>
     </message>
     <message>
       <location filename="../../companion/ui/model_settings.py" line="225" />
@@ -942,12 +942,12 @@ You can still read the conversation and edit your memory. Choose another model f
     <message>
       <location filename="../../companion/ui/model_settings.py" line="244" />
       <source>empty: the first model the server lists</source>
-      <translation type="unfinished" />
+      <translation>留空：使用服务器列出的第一个模型</translation>
     </message>
     <message>
       <location filename="../../companion/ui/model_settings.py" line="247" />
       <source>optional; kept in {where}</source>
-      <translation type="unfinished" />
+      <translation>可选；保存在{where}</translation>
     </message>
     <message>
       <location filename="../../companion/ui/model_settings.py" line="252" />
@@ -972,12 +972,12 @@ You can still read the conversation and edit your memory. Choose another model f
     <message>
       <location filename="../../companion/ui/model_settings.py" line="259" />
       <source>Ask the server (else 4096)</source>
-      <translation type="unfinished" />
+      <translation>询问服务器（否则为 4096）</translation>
     </message>
     <message>
       <location filename="../../companion/ui/model_settings.py" line="261" />
       <source>The context size the server runs the model with; prompts are kept within it.</source>
-      <translation type="unfinished" />
+      <translation>服务器运行模型时使用的上下文长度；提示词会控制在这个长度之内。</translation>
     </message>
     <message>
       <location filename="../../companion/ui/model_settings.py" line="264" />
@@ -987,7 +987,7 @@ You can still read the conversation and edit your memory. Choose another model f
     <message>
       <location filename="../../companion/ui/model_settings.py" line="272" />
       <source>Only the prompt is sent to the server; your memory stays on this computer.</source>
-      <translation type="unfinished" />
+      <translation>只有提示词会发送到服务器；你的记忆留在这台电脑上。</translation>
     </message>
     <message>
       <location filename="../../companion/ui/model_settings.py" line="325" />
@@ -997,17 +997,17 @@ You can still read the conversation and edit your memory. Choose another model f
     <message>
       <location filename="../../companion/ui/model_settings.py" line="325" />
       <source>{n}/{total} layers on the GPU</source>
-      <translation type="unfinished" />
+      <translation>{n}/{total} 层在 GPU 上</translation>
     </message>
     <message>
       <location filename="../../companion/ui/model_settings.py" line="327" />
       <source>{need} with a {ctx}-token context, {where}.</source>
-      <translation type="unfinished" />
+      <translation>上下文 {ctx} 个词元时需要{need}，{where}。</translation>
     </message>
     <message>
       <location filename="../../companion/ui/model_settings.py" line="332" />
       <source>{free:.1f} GB RAM available.</source>
-      <translation type="unfinished" />
+      <translation>可用内存 {free:.1f} GB。</translation>
     </message>
     <message>
       <location filename="../../companion/ui/model_settings.py" line="344" />
@@ -1027,23 +1027,23 @@ You can still read the conversation and edit your memory. Choose another model f
     <message>
       <location filename="../../companion/ui/model_settings.py" line="387" />
       <source>{name} is stored in Companion's models folder. Delete the file ({size})?</source>
-      <translation type="unfinished" />
+      <translation>{name} 保存在 Companion 的模型文件夹中。要删除这个文件（{size}）吗？</translation>
     </message>
     <message>
       <location filename="../../companion/ui/model_settings.py" line="413" />
       <source>Enter the repository (owner/name) and the .gguf file name.</source>
-      <translation type="unfinished" />
+      <translation>请输入仓库（所有者/名称）和 .gguf 文件名。</translation>
     </message>
     <message>
       <location filename="../../companion/ui/model_settings.py" line="425" />
       <source>Downloaded {name}; checksum verified.</source>
-      <translation type="unfinished" />
+      <translation>已下载 {name}；校验和已核对。</translation>
     </message>
     <message>
       <location filename="../../companion/ui/model_settings.py" line="438" />
       <location filename="../../companion/ui/model_settings.py" line="528" />
       <source>Wait for the current copy or download to finish, or stop it.</source>
-      <translation type="unfinished" />
+      <translation>请等待当前的复制或下载完成，或者先停止它。</translation>
     </message>
     <message>
       <location filename="../../companion/ui/model_settings.py" line="482" />
@@ -1053,12 +1053,12 @@ You can still read the conversation and edit your memory. Choose another model f
     <message>
       <location filename="../../companion/ui/model_settings.py" line="489" />
       <source>Connected: {model}, context {ctx} tokens.</source>
-      <translation type="unfinished" />
+      <translation>已连接：{model}，上下文 {ctx} 个词元。</translation>
     </message>
     <message>
       <location filename="../../companion/ui/model_settings.py" line="501" />
       <source>Enter the server's address, e.g. http://127.0.0.1:8080/v1</source>
-      <translation type="unfinished" />
+      <translation>请输入服务器地址，例如 http://127.0.0.1:8080/v1</translation>
     </message>
     <message>
       <source>Downloaded {name}; the Hub sent no checksum, so only its size and header were checked.</source>
@@ -1067,6 +1067,134 @@ You can still read the conversation and edit your memory. Choose another model f
     <message>
       <source>Recommended for this computer: %1</source>
       <translation>推荐这台电脑使用：%1</translation>
+    </message>
+    <message>
+      <source>Download a model</source>
+      <translation>下载模型</translation>
+    </message>
+    <message>
+      <source>From:</source>
+      <translation>来源：</translation>
+    </message>
+    <message>
+      <source>Device:</source>
+      <translation>设备：</translation>
+    </message>
+    <message>
+      <source> layers</source>
+      <translation> 层</translation>
+    </message>
+    <message>
+      <source>Run on:</source>
+      <translation>运行于：</translation>
+    </message>
+    <message>
+      <source>now: on the CPU</source>
+      <translation>当前：在 CPU 上运行</translation>
+    </message>
+    <message>
+      <source>CPU only (this llama.cpp build has no GPU support)</source>
+      <translation>仅 CPU（这个 llama.cpp 版本不支持 GPU）</translation>
+    </message>
+    <message>
+      <source>now: {n}/{total} layers on {device}</source>
+      <translation>当前：{n}/{total} 层在 {device} 上</translation>
+    </message>
+    <message>
+      <source>about {ram:.1f} GB RAM + {vram:.1f} GB VRAM</source>
+      <translation>约 {ram:.1f} GB 内存 + {vram:.1f} GB 显存</translation>
+    </message>
+    <message>
+      <source>about {ram:.1f} GB RAM</source>
+      <translation>约 {ram:.1f} GB 内存</translation>
+    </message>
+    <message>
+      <source>{name} ({backend}, {free:.1f} of {total:.1f} GB free)</source>
+      <translation>{name}（{backend}，{total:.1f} GB 中可用 {free:.1f} GB）</translation>
+    </message>
+    <message>
+      <source>the GPU</source>
+      <translation>GPU</translation>
+    </message>
+    <message>
+      <source>Name</source>
+      <translation>名称</translation>
+    </message>
+    <message>
+      <source>Architecture</source>
+      <translation>架构</translation>
+    </message>
+    <message>
+      <source>Parameters</source>
+      <translation>参数量</translation>
+    </message>
+    <message>
+      <source>Quantization</source>
+      <translation>量化</translation>
+    </message>
+    <message>
+      <source>Size</source>
+      <translation>大小</translation>
+    </message>
+    <message>
+      <source>Context</source>
+      <translation>上下文</translation>
+    </message>
+    <message>
+      <source>Template</source>
+      <translation>模板</translation>
+    </message>
+    <message>
+      <source>Status</source>
+      <translation>状态</translation>
+    </message>
+    <message>
+      <source>Auto: the GPU when there is one, as many layers as fit</source>
+      <translation>自动：有 GPU 时使用 GPU，放入尽可能多的层</translation>
+    </message>
+    <message>
+      <source>CPU only</source>
+      <translation>仅 CPU</translation>
+    </message>
+    <message>
+      <source>GPU: all layers</source>
+      <translation>GPU：全部层</translation>
+    </message>
+    <message>
+      <source>GPU: this many layers</source>
+      <translation>GPU：指定层数</translation>
+    </message>
+    <message>
+      <source>No {backend} GPU: its driver library could not be loaded ({detail}); running on the CPU.</source>
+      <translation>无法使用 {backend} GPU：无法加载它的驱动库（{detail}）；改用 CPU 运行。</translation>
+    </message>
+    <message>
+      <source>{backend} found no usable graphics device (no driver, or one too old); running on the CPU.</source>
+      <translation>{backend} 没有找到可用的显卡（没有驱动，或驱动太旧）；改用 CPU 运行。</translation>
+    </message>
+    <message>
+      <source>This llama.cpp build has no GPU support; running on the CPU.</source>
+      <translation>这个 llama.cpp 版本不支持 GPU；使用 CPU 运行。</translation>
+    </message>
+    <message>
+      <source>{need} with a {ctx}-token context, {where}; {speed}.</source>
+      <translation>上下文 {ctx} 个词元时需要{need}，{where}；{speed}。</translation>
+    </message>
+    <message>
+      <source>yes</source>
+      <translation>有</translation>
+    </message>
+    <message>
+      <source>no</source>
+      <translation>无</translation>
+    </message>
+    <message>
+      <source>ok</source>
+      <translation>正常</translation>
+    </message>
+    <message>
+      <source>SmolLM2 135M (built-in)</source>
+      <translation>SmolLM2 135M（内置）</translation>
     </message>
   </context>
   <context>
@@ -1453,6 +1581,10 @@ You can still read the conversation and edit your memory. Choose another model f
       <source>%1 could not be loaded (%2). The built-in model stays in use.</source>
       <translation>无法加载 %1（%2）。继续使用内置模型。</translation>
     </message>
+    <message>
+      <source>It should answer at %1.</source>
+      <translation>预计%1。</translation>
+    </message>
   </context>
   <context>
     <name>Catalog</name>
@@ -1499,6 +1631,74 @@ You can still read the conversation and edit your memory. Choose another model f
     <message>
       <source>%1: %2 GB download, needs about %3 GB RAM. %4</source>
       <translation>%1：下载 %2 GB，约需 %3 GB 内存。%4</translation>
+    </message>
+    <message>
+      <source>, </source>
+      <translation>、</translation>
+    </message>
+    <message>
+      <source>about %1 words a second here</source>
+      <translation>在这台电脑上每秒约 %1 个字</translation>
+    </message>
+    <message>
+      <source>Fits this computer</source>
+      <translation>适合这台电脑</translation>
+    </message>
+    <message>
+      <source>Runs slowly here</source>
+      <translation>在这台电脑上较慢</translation>
+    </message>
+    <message>
+      <source>Too big for this computer</source>
+      <translation>对这台电脑来说太大</translation>
+    </message>
+    <message>
+      <source>Other: enter a repository and a file name</source>
+      <translation>其他：输入仓库和文件名</translation>
+    </message>
+    <message>
+      <source>Model:</source>
+      <translation>模型：</translation>
+    </message>
+    <message>
+      <source>Quantization:</source>
+      <translation>量化：</translation>
+    </message>
+    <message>
+      <source>(a first guess; measured after the built-in model has run)</source>
+      <translation>（初步估计；内置模型运行后会实际测量）</translation>
+    </message>
+    <message>
+      <source>Languages: %1</source>
+      <translation>语言：%1</translation>
+    </message>
+    <message>
+      <source>Recommended for this computer: %1</source>
+      <translation>推荐这台电脑使用：%1</translation>
+    </message>
+    <message>
+      <source>%1: %2 GB, %3 [%4]</source>
+      <translation>%1：%2 GB，%3 [%4]</translation>
+    </message>
+    <message>
+      <source>English</source>
+      <translation>英文</translation>
+    </message>
+    <message>
+      <source>Chinese</source>
+      <translation>中文</translation>
+    </message>
+    <message>
+      <source>smaller, a little less accurate</source>
+      <translation>更小，准确度略低</translation>
+    </message>
+    <message>
+      <source>balanced (recommended)</source>
+      <translation>均衡（推荐）</translation>
+    </message>
+    <message>
+      <source>best quality, about twice the size</source>
+      <translation>质量最好，大小约为两倍</translation>
     </message>
   </context>
   <context>

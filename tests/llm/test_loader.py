@@ -8,7 +8,7 @@ import stat
 
 import pytest
 
-from companion.errors import ModelError, ModelMemoryError, RemoteServerError, UnsupportedModelError
+from companion.errors import GpuLoadError, ModelError, ModelMemoryError, RemoteServerError, UnsupportedModelError
 from companion.llm import loader
 from companion.llm.apikeys import KeyStore
 from companion.llm.hardware import GPU_LAYERS_ALL, GPU_LAYERS_AUTO, Capabilities
@@ -103,7 +103,59 @@ def test_gpu_failure_falls_back_to_fewer_layers(tiny_model_path, monkeypatch):
     caps = Capabilities(gpu_offload=True, physical_cores=1, ram_available=2**34)
     backend = loader.load_backend(ModelSettings(n_ctx=512, n_gpu_layers=GPU_LAYERS_AUTO), caps=caps)
     assert attempts == [GPU_LAYERS_ALL, 15, 0]
-    assert any("Not enough GPU memory" in w for w in backend.info.warnings)
+    assert backend.info.warnings == [
+        "Loading on the GPU failed (cudaMalloc failed: out of memory); running on the CPU instead (slower)."]
+
+
+def test_gpu_short_of_memory_loads_with_fewer_layers(tiny_model_path, monkeypatch):
+    from companion.llm import llama
+
+    class FitsHalf:
+        def __init__(self, path, **kwargs):
+            if kwargs["n_gpu_layers"] < 0:
+                raise GpuLoadError("ggml_vulkan: Device memory allocation of size 268435456 failed.")
+            self.info = llama.ModelInfo(name="x", n_gpu_layers=kwargs["n_gpu_layers"])
+
+    monkeypatch.setattr(llama, "LlamaBackend", FitsHalf)
+    caps = Capabilities(gpu_offload=True, physical_cores=1, ram_available=2**34)
+    backend = loader.load_backend(ModelSettings(n_ctx=512, n_gpu_layers=GPU_LAYERS_ALL), caps=caps)
+    assert backend.info.n_gpu_layers == 15
+    [note] = backend.info.warnings
+    assert note.startswith("Not enough GPU memory for all layers on the GPU (ggml_vulkan: Device memory allocation")
+    assert "loaded with 15 GPU layers" in note and "\n" not in note
+
+
+def test_asking_for_the_gpu_without_one_says_why(tiny_model_path, monkeypatch):
+    from companion.llm import llama
+
+    seen = []
+
+    class Recorder:
+        def __init__(self, path, **kwargs):
+            seen.append(kwargs["n_gpu_layers"])
+            self.info = llama.ModelInfo(name="x")
+
+    monkeypatch.setattr(llama, "LlamaBackend", Recorder)
+    note = "No Vulkan GPU: its driver library could not be loaded (libvulkan.so.1: cannot open shared object file); running on the CPU."
+    caps = Capabilities(gpu_offload=False, physical_cores=1, ram_available=2**34, gpu_note=note)
+    assert loader.load_backend(ModelSettings(n_ctx=512, n_gpu_layers=GPU_LAYERS_ALL), caps=caps).info.warnings == [note]
+    assert loader.load_backend(ModelSettings(n_ctx=512, n_gpu_layers=GPU_LAYERS_AUTO), caps=caps).info.warnings == []
+    assert seen == [0, 0]
+
+
+@pytest.mark.model
+def test_a_gpu_request_on_a_cpu_build_runs_on_the_cpu_and_says_why(tiny_model_path):
+    from companion.llm.llama import LlamaBackend, probe_gpus
+
+    if probe_gpus().devices:
+        pytest.skip("this llama.cpp has a usable GPU")
+    backend = LlamaBackend(tiny_model_path, n_ctx=512, n_threads=1, n_gpu_layers=-1)
+    try:
+        info = backend.info
+        assert (info.device, info.n_gpu_layers, info.total_layers) == ("CPU", 0, 31)
+        assert info.warnings == [probe_gpus().note] and info.device_note == probe_gpus().note
+    finally:
+        backend.close()
 
 
 def test_unknown_architecture_is_named(make_gguf):

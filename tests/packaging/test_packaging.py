@@ -114,6 +114,12 @@ def test_linux_filter_leaves_system_libraries_to_the_system(spec_run: dict[str, 
     assert not keep(("PySide6/Qt/plugins/platformthemes/libqgtk3.so", "/x", "BINARY"))
 
 
+def test_the_vulkan_loader_is_left_to_the_gpu_driver(spec_run: dict[str, Any]) -> None:
+    driver = spec_run["_driver_lib"]
+    assert driver(("libvulkan.so.1", "/x", "BINARY")) and driver(("vulkan-1.dll", "C:\\x", "BINARY"))
+    assert not driver(("llama_cpp/lib/libggml-vulkan.so", "/x", "BINARY"))
+
+
 def test_llama_hook_collects_the_native_library() -> None:
     pytest.importorskip("PyInstaller")
     hook = load_script(PACKAGING / "hooks" / "hook-llama_cpp.py")
@@ -199,6 +205,9 @@ def test_deb_layout(tmp_path: Path, build_deb: ModuleType) -> None:
     assert fields["Architecture"] == "amd64"
     assert int(fields["Installed-Size"]) >= 1
     assert fields["Depends"].startswith("libc6 (>= ") and "libxcb-cursor0" in fields["Depends"]
+    # the GPU backend works where the driver's Vulkan loader is installed; without it the CPU runs the model
+    assert fields["Recommends"] == "libvulkan1, mesa-vulkan-drivers" and "vulkan" not in fields["Depends"]
+    assert build_deb.GPU_MODULES.search("libggml-vulkan.so") and not build_deb.GPU_MODULES.search("libggml-cpu-haswell.so")
     # nothing is installed into a user's home: upgrades and removal cannot touch their memory
     assert not any(part in ("home", "root", "etc") for p in stage.rglob("*") for part in p.relative_to(stage).parts[:1])
 
@@ -233,9 +242,14 @@ def test_ci_matrix_builds_portable_llama_cpp_per_platform() -> None:
     assert {"windows-latest", "macos-14"} <= set(by_os) and any(os.startswith("ubuntu") for os in by_os)
     assert all("-DGGML_NATIVE=OFF" in entry["cmake_args"] for entry in include)
     assert "-DGGML_METAL=on" in by_os["macos-14"]["cmake_args"]
+    gpu_builds = [entry for entry in include if entry["os"] != "macos-14"]
+    assert len(gpu_builds) == 2 and all(entry["vulkan"] for entry in gpu_builds)
+    for entry in gpu_builds:  # Vulkan as a run-time module beside the CPU variants
+        assert {"-DGGML_VULKAN=ON", "-DGGML_BACKEND_DL=ON", "-DGGML_CPU_ALL_VARIANTS=ON"} <= set(entry["cmake_args"].split())
+    assert "VULKAN" not in by_os["macos-14"]["cmake_args"]
 
 
-@pytest.mark.parametrize("script", ["linux/test_deb.sh", "macos/build_dmg.sh"])
+@pytest.mark.parametrize("script", ["linux/test_deb.sh", "macos/build_dmg.sh", "vulkan/build.sh"])
 def test_shell_scripts_parse(script: str) -> None:
     result = subprocess.run(["bash", "-n", str(PACKAGING / script)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr

@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterator
 import pytest
 from PySide6.QtCore import Qt
 
+from companion.llm import speed
 from companion.llm.catalog import by_key
 from companion.llm.gguf import minimal_gguf
 from companion.llm.hardware import Capabilities
@@ -186,12 +187,29 @@ def test_at_start_the_offer_waits_for_the_model_and_probes_the_machine_off_the_g
         asked.append(offload)
         return BIG_MACHINE
 
-    assert model_offer.install(window, chinese=False, detect=detect) is None
+    measured: list[Capabilities] = []
+
+    def measure(caps: Capabilities) -> speed.Benchmark:
+        measured.append(caps)
+        return speed.Benchmark(model_bytes=98_000_000, cpu_tps=400.0)
+
+    assert model_offer.install(window, chinese=False, detect=detect, measure=measure) is None
     assert window.findChild(model_offer.ModelOffer) is None and asked == []  # nothing probed before the model loads
     window.use_backend(scripted)
     qtbot.waitUntil(lambda: window.findChild(model_offer.ModelOffer) is not None, timeout=10_000)
     offer = window.findChild(model_offer.ModelOffer)
     assert asked == [scripted.info.gpu_offload_supported] and offer.model.key == "gemma-4-e4b"
+    assert measured == [BIG_MACHINE] and "words a second here" in offer.body.text()
     window.use_backend(scripted)  # a later load does not offer twice
     qtbot.wait(200)
     assert len(window.findChildren(model_offer.ModelOffer)) == 1
+
+
+def test_a_two_core_machine_without_a_gpu_is_offered_a_model_that_keeps_reading_pace(
+    make_window: Callable[..., MainWindow], scripted: Any,
+) -> None:
+    laptop = Capabilities(physical_cores=2, ram_total=16 * GB)  # RAM for Gemma 4 E4B, but two cores
+    offer = model_offer.install(make_window(scripted), caps=laptop, chinese=False)
+    assert offer is not None and offer.model.key != "gemma-4-e4b"
+    assert speed.comfortable(speed.tokens_per_s(offer.model.size_bytes, speed.first_guess(laptop), laptop))
+    assert "words a second here" in offer.body.text()

@@ -12,10 +12,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Iterator
 
 import pytest
+from PySide6.QtWidgets import QWidget
 
 from companion.llm.apikeys import KeyStore
 from companion.llm.catalog import recommend
-from companion.llm.hardware import GPU_LAYERS_ALL, Capabilities, GpuDevice
+from companion.llm import devices
+from companion.llm.hardware import GPU_LAYERS_ALL, Capabilities, GpuDevice, GpuProbe
 from companion.settings import load_settings
 from companion.ui import model_settings
 from companion.ui.model_offer import chinese_system
@@ -120,7 +122,7 @@ def test_cancel_keeps_settings(dialog, window, tmp_path, qtbot):
 
 def test_server_settings_and_key_are_saved(dialog, window):
     dialog.server_radio.setChecked(True)
-    assert not dialog.library_box.isEnabled() and dialog.server_box.isEnabled()
+    assert not dialog.library_box.isVisibleTo(dialog) and dialog.server_box.isVisibleTo(dialog)
     dialog.url_edit.setText("ftp://nowhere")
     dialog.accept()
     assert "server's address" in dialog.error_label.text() and window.reloads == []
@@ -238,9 +240,171 @@ def hub_server(monkeypatch) -> Iterator[_HubState]:
 
 
 def test_the_download_list_starts_on_the_model_recommended_for_this_machine(dialog) -> None:
-    best = recommend(dialog.caps, chinese_system())
+    best = recommend(dialog.caps, chinese_system(), dialog.bench)
     assert best is not None and dialog.curated.currentData() == best
     assert dialog.curated.currentText().startswith("Recommended for this computer: " + best.label)
     assert (dialog.repo_edit.text(), dialog.file_edit.text()) == (best.repo_id, best.filename)
     others = [dialog.curated.itemText(i) for i in range(dialog.curated.count()) if i != dialog.curated.currentIndex()]
     assert not any(text.startswith("Recommended") for text in others)
+
+
+def _texts(widget) -> list[str]:
+    """Every string a person reads in `widget`: labels, buttons, group titles, tabs, list entries, placeholders."""
+    from PySide6.QtWidgets import QAbstractButton, QComboBox, QGroupBox, QLabel, QLineEdit, QSpinBox, QTabWidget
+
+    found: list[str] = []
+    for child in widget.findChildren(QWidget):
+        if not child.isVisibleTo(widget):
+            continue
+        if isinstance(child, (QLabel, QAbstractButton)):
+            found.append(child.text())
+        elif isinstance(child, QGroupBox):
+            found.append(child.title())
+        elif isinstance(child, QTabWidget):
+            found.extend(child.tabText(i) for i in range(child.count()))
+        elif isinstance(child, QComboBox):
+            found.extend(child.itemText(i) for i in range(child.count()))
+        elif isinstance(child, QLineEdit):
+            found.append(child.placeholderText())
+        elif isinstance(child, QSpinBox):
+            found.extend([child.specialValueText(), child.suffix()])
+    return [t for t in found if t.strip()]
+
+
+def _untranslated(texts: list[str]) -> list[str]:
+    """Texts with English words in them and no Chinese (names of models, formats and products excepted)."""
+    import re
+
+    from companion.llm.catalog import CURATED
+
+    names = {w for m in CURATED for w in re.findall(r"[A-Za-z]+", m.label)} | {
+        "GGUF", "Hugging", "Face", "OpenAI", "llama", "server", "Ollama", "LM", "Studio", "vLLM", "GPU", "CPU", "GB",
+        "RAM", "VRAM", "Vulkan", "Test", "SmolLM", "built", "in", "qwen", "instruct", "gguf", "Qwen", "http", "https",
+        "Instruct", "Q", "K", "M", "ok", "yes", "no", "API", "MB", "Hub", "ms", "s", "layers"}
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    return [t for t in texts if not cjk.search(t) and set(re.findall(r"[A-Za-z]{2,}", re.sub(r"<[^>]+>", "", t))) - names]
+
+
+def test_device_layers_and_run_on_choices(make_window, qtbot, scripted):
+    scripted.info.n_gpu_layers, scripted.info.total_layers, scripted.info.gpu_name = 31, 31, "Test GPU"
+    scripted.info.device = "Test GPU · 31/31 layers"
+    window = make_window(scripted)
+    caps = Capabilities(gpu_offload=True, gpus=[GpuDevice("Test GPU", 8 * 2**30, 6 * 2**30, "Vulkan")],
+                        physical_cores=4, ram_total=16 * 2**30, ram_available=12 * 2**30)
+    dialog = ModelDialog(window, KeyStore(window.home, use_keyring=False), caps)
+    qtbot.addWidget(dialog)
+    assert dialog.gpu_label.text() == "Test GPU (Vulkan, 6.0 of 8.0 GB free) — now: 31/31 layers on Test GPU"
+    choices = [dialog.gpu_mode.itemText(i) for i in range(dialog.gpu_mode.count())]
+    assert choices[0].startswith("Auto") and choices[1] == "CPU only" and choices[2].startswith("GPU")
+    assert dialog.gpu_mode.isEnabled() and dialog.gpu_mode.currentIndex() == 0  # Auto by default
+    dialog.show()
+    assert not dialog.gpu_layers.isVisible()
+    dialog.gpu_mode.setCurrentIndex(model_settings.CUSTOM)
+    dialog.gpu_layers.setValue(10)
+    assert dialog.gpu_layers.isVisible() and "10/31 layers on the GPU" in dialog.estimate_label.text()
+    assert "words a second here" in dialog.estimate_label.text()
+
+
+def test_without_a_gpu_the_reason_is_shown_and_the_choice_is_off(make_window, qtbot):
+    window = make_window()
+    note = "No Vulkan GPU: its driver library could not be loaded (libvulkan.so.1: cannot open shared object file); running on the CPU."
+    reason = GpuProbe(False, note=note, reason=devices.DRIVER_MISSING, backend="Vulkan",
+                      detail="libvulkan.so.1: cannot open shared object file")
+    caps = Capabilities(gpu_offload=False, physical_cores=2, ram_total=8 * 2**30, ram_available=6 * 2**30,
+                        gpu_note=note, gpu_reason=reason)
+    dialog = ModelDialog(window, KeyStore(window.home, use_keyring=False), caps)
+    qtbot.addWidget(dialog)
+    assert dialog.gpu_label.text() == note and not dialog.gpu_mode.isEnabled()
+    assert "on the CPU" in dialog.estimate_label.text()
+
+
+def test_the_download_tab_offers_quantizations_with_badges_and_languages(dialog):
+    dialog.tabs.setCurrentIndex(1)
+    picker = dialog.catalog
+    qwen = next(i for i in range(picker.models.count()) if (picker.models.itemData(i) or None) and picker.models.itemData(i).key == "qwen2.5-1.5b")
+    picker.models.setCurrentIndex(qwen)
+    quants = [picker.quants.itemText(i) for i in range(picker.quants.count())]
+    assert [q.split(":")[0] for q in quants] == ["Q3_K_M", "Q4_K_M", "Q8_0"] and picker.quants.currentIndex() == 1
+    assert all(q.endswith("[Fits this computer]") for q in quants)
+    assert "Languages: English, Chinese" in picker.details.text() and "words a second here" in picker.details.text()
+    picker.quants.setCurrentIndex(2)
+    assert dialog.file_edit.text() == "qwen2.5-1.5b-instruct-q8_0.gguf"
+    big = [picker.models.itemText(i) for i in range(picker.models.count()) if "Llama 3.1 8B" in picker.models.itemText(i)]
+    assert big and big[0].endswith("]")
+
+
+def test_a_slow_machine_gets_runs_slowly_badges(make_window, qtbot):
+    window = make_window()
+    caps = Capabilities(gpu_offload=False, physical_cores=1, ram_total=32 * 2**30, ram_available=30 * 2**30)
+    dialog = ModelDialog(window, KeyStore(window.home, use_keyring=False), caps)
+    qtbot.addWidget(dialog)
+    texts = [dialog.curated.itemText(i) for i in range(dialog.curated.count())]
+    assert any(t.endswith("[Runs slowly here]") and "Gemma 4 E4B" in t for t in texts)
+    assert not dialog.curated.currentText().startswith("Recommended for this computer: Gemma 4 E4B")
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_dialog_fits_a_1366x768_screen(make_window, qtbot, qapp, language):
+    from PySide6.QtCore import QLocale
+
+    from companion.ui import app as app_module
+
+    previous = QLocale()
+    translators = app_module.install_translators(qapp, QLocale(QLocale.Language.Chinese, QLocale.Country.China)) if language == "zh" else []
+    try:
+        window = make_window()
+        dialog = ModelDialog(window, KeyStore(window.home, use_keyring=False),
+                             Capabilities(gpu_offload=True, gpus=[GpuDevice("Test GPU", 8 * 2**30, 6 * 2**30, "Vulkan")],
+                                          physical_cores=4, ram_total=16 * 2**30, ram_available=12 * 2**30))
+        qtbot.addWidget(dialog)
+        dialog.show()
+        hint = dialog.minimumSizeHint()
+        assert hint.width() <= 1366 and hint.height() <= model_settings.FIT_HEIGHT, hint
+        assert dialog.height() <= model_settings.FIT_HEIGHT and dialog.width() <= 1366
+        ok = dialog.buttons.button(dialog.buttons.StandardButton.Ok)
+        assert ok.mapTo(dialog, ok.rect().bottomRight()).y() < dialog.height()
+        for source in (dialog.local_radio, dialog.server_radio):
+            source.setChecked(True)
+            assert dialog.minimumSizeHint().height() <= model_settings.FIT_HEIGHT
+    finally:
+        for translator in translators:
+            qapp.removeTranslator(translator)
+        QLocale.setDefault(previous)
+
+
+def test_every_string_is_translated_in_a_chinese_session(make_window, qtbot, qapp):
+    from PySide6.QtCore import QLocale
+
+    from companion.ui import app as app_module
+
+    zh = QLocale(QLocale.Language.Chinese, QLocale.Country.China)
+    previous = QLocale()
+    translators = app_module.install_translators(qapp, zh)
+    QLocale.setDefault(zh)
+    try:
+        window = make_window()
+        caps = Capabilities(gpu_offload=True, gpus=[GpuDevice("Test GPU", 8 * 2**30, 6 * 2**30, "Vulkan")],
+                            physical_cores=4, ram_total=16 * 2**30, ram_available=12 * 2**30)
+        dialog = ModelDialog(window, KeyStore(window.home, use_keyring=False), caps)
+        qtbot.addWidget(dialog)
+        dialog.show()
+        seen = []
+        for tab in range(dialog.tabs.count()):
+            dialog.tabs.setCurrentIndex(tab)
+            seen += _texts(dialog)
+        dialog.server_radio.setChecked(True)
+        seen += _texts(dialog)
+        assert "每秒约" in dialog.catalog.details.text() and "个字" in dialog.catalog.details.text()
+        assert _untranslated(seen) == []
+        row = [dialog.table.item(0, c).text() for c in range(dialog.table.columnCount())]
+        assert row[1] == "SmolLM2 135M（内置）" and row[7:] == ["有", "正常"]
+        none = GpuProbe(False, note="-", reason=devices.DRIVER_MISSING, backend="Vulkan", detail="libvulkan.so.1: x")
+        no_gpu = ModelDialog(window, KeyStore(window.home, use_keyring=False),
+                             Capabilities(physical_cores=2, ram_total=8 * 2**30, gpu_note="-", gpu_reason=none))
+        qtbot.addWidget(no_gpu)
+        assert no_gpu.gpu_label.text() == "无法使用 Vulkan GPU：无法加载它的驱动库（libvulkan.so.1: x）；改用 CPU 运行。"
+    finally:
+        for translator in translators:
+            qapp.removeTranslator(translator)
+        QLocale.setDefault(previous)
+
