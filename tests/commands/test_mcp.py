@@ -60,6 +60,7 @@ def _texts(result) -> str:
     return result.content[0].text
 
 
+@pytest.mark.slow
 def test_stdio_round_trip_through_the_sdk_client(memory):
     _companion(memory, "mcp", "allow", "claude-desktop", "search", "profile", "upcoming", "propose")
     params = StdioServerParameters(command=sys.executable, env=ENV,
@@ -114,6 +115,7 @@ def test_stdio_round_trip_through_the_sdk_client(memory):
     assert "lea.martin" not in " ".join(e.text for e in events)
 
 
+@pytest.mark.slow
 def test_an_agent_the_user_has_not_allowed_gets_nothing(memory):
     params = StdioServerParameters(command=sys.executable, env=ENV,
                                    args=["-m", "companion", "--home", str(memory.root), "mcp", "--agent", "cursor"])
@@ -135,6 +137,7 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+@pytest.mark.slow
 def test_http_needs_the_agents_token_and_serves_what_that_agent_may_see(memory):
     _companion(memory, "mcp", "allow", "cursor", "search", "profile", "memory", "contacts")
     token = _companion(memory, "mcp", "token", "cursor")
@@ -182,6 +185,7 @@ def test_http_needs_the_agents_token_and_serves_what_that_agent_may_see(memory):
         server.communicate(timeout=30)
 
 
+@pytest.mark.slow
 def test_the_server_runs_beside_the_open_app_and_shares_its_day_log(memory):
     from companion.runtime import open_home
 

@@ -193,6 +193,7 @@ def test_forget_everywhere_erases_the_shown_reminders(home: Home, store: LongTer
     assert state["shown"] == ["2026-12-02 10:00 Water the plants"]
 
 
+@pytest.mark.slow
 def test_a_tool_change_past_the_size_cap_moves_the_oldest_entries_to_the_archive(home: Home, store: LongTermStore) -> None:
     from companion.curate.compact import SOFT_LIMIT, archive_path
 

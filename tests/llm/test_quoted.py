@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import random
 
@@ -121,6 +123,7 @@ text_values = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_
     seed=st.integers(0, 2**16),
     output=st.sampled_from(["tagged", "bare", "function_tag", "structured"]),
 )
+@pytest.mark.slow
 def test_property_a_call_spelled_out_in_any_input_never_runs(name, args, form, times, wrap, role, prose, seed, output):
     rng = random.Random(seed)
     quoted_text = escaped(spelled(name, args, form, rng), times, wrap)

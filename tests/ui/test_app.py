@@ -74,6 +74,7 @@ def test_sigterm_closes_the_app_cleanly(tmp_path):
     assert proc.returncode == 0, err.decode(errors="replace")
 
 
+@pytest.mark.slow
 def test_the_qt_binding_does_not_lose_references_to_none(qapp) -> None:
     """PySide6 6.12.0 dropped a reference to None on every call returning void; on Python 3.11 the
     app then aborts ("deallocating None") in the middle of a long reply."""

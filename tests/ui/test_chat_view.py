@@ -50,6 +50,7 @@ def _scroll_up(qtbot, window: MainWindow, pages: int) -> None:
         qtbot.wait(5)
 
 
+@pytest.mark.slow
 def test_a_year_of_history_keeps_the_number_of_widgets_bounded(qtbot, make_window, home: Home) -> None:
     write_year(home)
     window = make_window()
@@ -70,6 +71,7 @@ def test_a_year_of_history_keeps_the_number_of_widgets_bounded(qtbot, make_windo
     assert chat.created < 3000  # made as days came into view (about 80 days up and down), not 10,950 for the year
 
 
+@pytest.mark.slow
 def test_scrolling_to_the_top_pages_in_earlier_days_and_never_shows_a_blank_view(qtbot, make_window, home) -> None:
     write_year(home, days=30)
     window = make_window()
@@ -85,6 +87,7 @@ def test_scrolling_to_the_top_pages_in_earlier_days_and_never_shows_a_blank_view
     assert visible and bar.maximum() > 0  # something is on screen, the view did not blank out
 
 
+@pytest.mark.slow
 def test_find_goes_through_the_index_counts_matches_and_jumps_to_the_day(qtbot, make_window, home) -> None:
     write_year(home, days=120)
     window = make_window()
@@ -121,6 +124,7 @@ def test_find_matches_chinese_text(qtbot, make_window, home) -> None:
     assert window.find_status.text() == "1 of 1"
 
 
+@pytest.mark.slow
 def test_a_new_message_brings_the_view_back_to_the_present(qtbot, make_window, home) -> None:
     write_year(home, days=60)
     window = make_window(ScriptedBackend(["Here."]))
@@ -134,6 +138,7 @@ def test_a_new_message_brings_the_view_back_to_the_present(qtbot, make_window, h
     assert said[-2:] == ["back to today", "Here."]
 
 
+@pytest.mark.slow
 def test_a_reply_shows_thinking_until_its_first_words(qtbot, make_window) -> None:
     window = make_window(ScriptedBackend(["Slow words arrive."], delay=0.3))
     window.composer.edit.setPlainText("hello")

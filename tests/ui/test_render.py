@@ -77,6 +77,7 @@ def test_a_real_image_file_beside_the_text_is_not_read(qapp, tmp_path: Path) -> 
     assert _images(document) == 0 and document.toPlainText().count("[image") == 2
 
 
+@pytest.mark.slow
 def test_every_view_survives_dev_zero_in_a_fresh_process(tmp_path: Path) -> None:
     """The views themselves, laid out and painted, with a memory cap: a regression fails, never hangs."""
     script = textwrap.dedent(f"""

@@ -64,6 +64,7 @@ def readonly_home(tmp_path: Path) -> Iterator[Path]:
     yield from unwritable_home(tmp_path)
 
 
+@pytest.mark.slow
 def test_finding_an_unwritable_home_is_a_clear_cli_message(readonly_home: Path) -> None:
     done = cli(readonly_home, "search", "tea")
     assert done.returncode == 1
@@ -90,6 +91,7 @@ def test_finding_an_unwritable_home_shows_a_dialog_with_a_real_window(qapp, read
     assert "cannot write to its folder" in seen[0][1] or "cannot open its folder" in seen[0][1]
 
 
+@pytest.mark.slow
 def test_finding_a_full_disk_while_writing_the_lock_is_a_clear_message(tmp_path: Path) -> None:
     with mounted(tmp_path / "full", "size=256k") as done:
         if not done:
@@ -109,6 +111,7 @@ def test_finding_a_full_disk_while_writing_the_lock_is_a_clear_message(tmp_path:
         assert "is full" in done_cli.stderr
 
 
+@pytest.mark.slow
 def test_hostile_settings_give_a_message_not_a_traceback(tmp_path: Path) -> None:
     home = tmp_path / "home"
     open_home(home).close()
@@ -138,6 +141,7 @@ def test_finding_an_unknown_chat_format_is_a_warning_and_the_model_still_answers
         backend.close()
 
 
+@pytest.mark.slow
 def test_finding_broken_frontmatter_offers_open_and_restore_while_chat_goes_on(make_window, scripted, home: Home, qtbot) -> None:
     store = LongTermStore(home)
     writer = MemoryWriter(store)
