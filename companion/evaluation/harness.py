@@ -19,6 +19,7 @@ from companion.agent.turn import Agent
 from companion.curate.names import set_name
 from companion.errors import DatasetError
 from companion.llm.base import Backend
+from companion.llm.embed import Embedder
 from companion.memory.daylog import DayLog
 from companion.memory.longterm import LongTermStore
 from companion.memory import entries as E
@@ -136,6 +137,7 @@ class Answer:
     tokens: int
     seconds: float
     shown: list[str] = field(default_factory=list)  # where each recalled snippet came from, in block order
+    recall_tokens: int = 0  # the recall block alone
 
     def evidence_share(self, ids: dict[str, str]) -> float | None:
         if not self.question.evidence:
@@ -170,6 +172,7 @@ class Report:
             "Full": round(sum(1 for s in shares if s == 1.0) / len(shares), 3) if shares else None,
             "AnsHit": round(sum(hits) / len(hits), 3) if hits else None,
             "context_tokens": round(statistics.fmean(a.tokens for a in answers), 1) if answers else 0,
+            "recall_tokens": round(statistics.fmean(a.recall_tokens for a in answers), 1) if answers else 0,
             "p50_ms": round(_percentile(latencies, 50), 2) if latencies else None,
             "p95_ms": round(_percentile(latencies, 95), 2) if latencies else None,
         }
@@ -238,7 +241,8 @@ def ask_recall(agent: Agent, question: Question, clock: _Clock) -> Answer:
     sections = P.memory_sections(fit.bodies)
     context = sections + ("\n\n" + packed.block if packed.block else "")
     shown = [h.where for h in packed.hits]
-    return Answer(question, _present(packed.hits, sections), context, fit.tokens + packed.tokens, seconds, shown)
+    return Answer(question, _present(packed.hits, sections), context, fit.tokens + packed.tokens, seconds, shown,
+                  packed.tokens)
 
 
 def ask_baseline(agent: Agent, question: Question, clock: _Clock, budget: int) -> Answer:
@@ -262,7 +266,8 @@ def ask_baseline(agent: Agent, question: Question, clock: _Clock, budget: int) -
             shown.append(candidate.item.locator)
     seconds = time.perf_counter() - started
     context = "\n".join(lines)
-    return Answer(question, present, context, agent.count_tokens(context), seconds, shown)
+    tokens = agent.count_tokens(context)
+    return Answer(question, present, context, tokens, seconds, shown, tokens)
 
 
 def evaluate(
@@ -273,6 +278,8 @@ def evaluate(
     baseline: bool = False,
     backend: Backend | None = None,
     rank: RankSettings | None = None,
+    embedder: Embedder | None = None,
+    mode: str | None = None,
     progress: Callable[[str], None] = lambda message: None,
 ) -> Report:
     """Run the whole harness in a temporary home that is deleted afterwards."""
@@ -287,13 +294,15 @@ def evaluate(
             set_name(store, *NAME_FILES[role], name)
         settings = Settings()
         settings.memory.prompt_budget_tokens = budget
-        agent = Agent(home, backend, settings, clock=clock)
+        agent = Agent(home, backend, settings, clock=clock, embedder=embedder)
         try:
             if rank is not None:
                 agent.recall.settings = rank
             agent.recall.ready.wait()
             agent.recall.index.sync()
-            mode = "baseline" if baseline else ("sleep" if sleep else "recall")
+            if embedder is not None:
+                agent.recall.wait_embedded()
+            mode = mode or ("baseline" if baseline else ("sleep" if sleep else "recall"))
             report = Report(dataset.name, mode, budget, ids=ids)
             for number, question in enumerate(dataset.questions, 1):
                 if baseline:
@@ -344,7 +353,7 @@ def _coverage(home: Home, dataset: Dataset, ids: dict[str, str]) -> float | None
 
 def format_table(reports: list[Report]) -> str:
     """A plain-text table: one row per report and category."""
-    header = f"{'dataset':<18} {'mode':<9} {'budget':>6} {'category':<14} {'n':>4} {'EvR':>6} {'Full':>6} {'AnsHit':>6} {'tokens':>7} {'p50ms':>7} {'p95ms':>7}"
+    header = f"{'dataset':<18} {'mode':<9} {'budget':>6} {'category':<14} {'n':>4} {'EvR':>6} {'Full':>6} {'AnsHit':>6} {'tokens':>7} {'recall':>7} {'p50ms':>7} {'p95ms':>7}"
     rows = [header, "-" * len(header)]
     for report in reports:
         data = report.to_dict()
@@ -352,6 +361,7 @@ def format_table(reports: list[Report]) -> str:
             rows.append(
                 f"{report.name[:18]:<18} {report.mode:<9} {report.budget:>6} {category[:14]:<14} {summary['questions']:>4} "
                 f"{_fmt(summary['EvR'])} {_fmt(summary['Full'])} {_fmt(summary['AnsHit'])} {summary['context_tokens']:>7} "
+                f"{summary['recall_tokens']:>7} "
                 f"{_fmt(summary['p50_ms'], 7)} {_fmt(summary['p95_ms'], 7)}"
             )
         extra = []
