@@ -42,7 +42,8 @@ def main() -> int:
     overrides = {}
     for pair in args.set:
         name, _, value = pair.partition("=")
-        overrides[name] = type(getattr(RankSettings(), name))(value)
+        default = getattr(RankSettings(), name)
+        overrides[name] = float(value) if default is None else type(default)(value)
     reports: list[Report] = []
     for path in args.datasets:
         dataset = load_dataset(path)

@@ -18,6 +18,7 @@ from companion.agent.context import TurnContext
 from companion.curate.names import name_in
 from companion.curate.when import around_day, query_time, spell_out, spoken
 from companion.errors import CompanionError, ToolError
+from companion.llm.catalog import EMBEDDERS
 from companion.llm.embed import BuiltinEmbedder, Embedder, load_embedder
 from companion.memory.longterm import LongTermStore
 from companion.memory.search import Hit, RankSettings, SearchIndex, SearchQuery, search
@@ -307,7 +308,7 @@ class Recall:
 
     def _channel(self, embedder: Embedder) -> SemanticChannel:
         store = VectorStore(store_path(self.home.state, embedder.id), embedder.id, embedder.dim)
-        return SemanticChannel(self.index, store, embedder.passages, embedder.query, embedder.label)
+        return SemanticChannel(self.index, store, embedder.passages, embedder.query, embedder.label, embedder.floor)
 
     def _embed_loop(self) -> None:
         last_prune = 0.0
@@ -318,6 +319,7 @@ class Recall:
                         if channel is not None:
                             channel.prune()
                     last_prune = time.monotonic()
+                    self._look_for_stronger()
                 worked = self._embed_some()
             except Exception:  # a failed batch is retried later; recall goes on by words meanwhile
                 log.exception("Background embedding failed")
@@ -356,6 +358,20 @@ class Recall:
         if old is not None and self.semantic is not None and old.store.path != self.semantic.store.path:
             old.store.delete_file()
         log.info("Recall by meaning now uses %s", self.semantic.label if self.semantic else "nothing")
+
+    def _look_for_stronger(self) -> None:
+        """A stronger embedder downloaded while the app runs is taken up without a restart."""
+        if self._embedder_arg is not AUTO or self._next is not None:
+            return
+        current = self.semantic.store.embedder_id if self.semantic is not None else ""
+        for model in EMBEDDERS:
+            if model.key == current:
+                return  # the strongest present is already in use
+            if (self.home.models / model.filename).is_file():
+                choice = load_embedder(self.home.models, (model,))
+                if choice.embedder is not None and choice.embedder.id == model.key:
+                    self.use_embedder(choice.embedder)
+                return
 
     def use_embedder(self, embedder: Embedder) -> None:
         """Change the embedder (a stronger one was downloaded): it embeds the memory in the background and
@@ -412,7 +428,9 @@ class Recall:
 
     def relevant(self, hit: Hit) -> bool:
         """The relevance bar: a real word match, or near enough in meaning."""
-        return hit.relevance >= MIN_RELEVANCE or hit.similarity >= self.settings.semantic_floor
+        channel = self.semantic
+        floor = (channel.floor if channel is not None else 1.0) if self.settings.semantic_floor is None else self.settings.semantic_floor
+        return hit.relevance >= MIN_RELEVANCE or hit.similarity >= floor
 
     def query(
         self,
@@ -479,6 +497,15 @@ class Recall:
             if channel is not None:
                 channel.store.close()
         self.index.close()
+
+
+def open_channel(home: Home, index: SearchIndex, embedder: Embedder, catch_up: int = 2000) -> SemanticChannel:
+    """The meaning channel over `index` outside the app (`companion search`): the vectors the app stored, plus up to
+    `catch_up` of the newest texts it has not embedded yet."""
+    store = VectorStore(store_path(home.state, embedder.id), embedder.id, embedder.dim)
+    channel = SemanticChannel(index, store, embedder.passages, embedder.query, embedder.label, embedder.floor)
+    channel.catch_up(batch=64, limit=catch_up)
+    return channel
 
 
 def _lower_thread_priority() -> None:

@@ -107,6 +107,7 @@ class EmbedderModel:
     query_prefix: str = ""
     passage_prefix: str = ""
     n_ctx: int = 512
+    floor: float = 0.4  # cosine below which a text is unrelated to a query, on this model's scale
 
     def describe(self) -> str:
         return f"{self.label}: {self.size_gb:.1f} GB download. Finds memories by meaning in 100+ languages."

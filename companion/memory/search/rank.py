@@ -56,7 +56,7 @@ class RankSettings:
     rrf_k: float = 20.0  # reciprocal rank fusion: a channel's rank r adds weight / (rrf_k + r)
     lexical_weight: float = 1.0
     semantic_weight: float = 1.0
-    semantic_floor: float = 0.30  # cosine below which an item is not near in meaning at all
+    semantic_floor: float | None = None  # cosine below which an item is not near in meaning (None: the embedder's own)
     semantic_candidates: int = 60
 
 
@@ -163,11 +163,11 @@ def search(
         scored = score_candidates(candidates, query, settings, speaker)
     if meaning and semantic is not None:
         near = semantic.candidates(
-            query.text, max(settings.semantic_candidates, query.k), floor=settings.semantic_floor,
+            query.text, max(settings.semantic_candidates, query.k), floor=floor_of(settings, semantic),
             kinds=query.kinds or None, since=query.since.isoformat() if query.since else None,
             until=query.until.isoformat() if query.until else None, exclude=query.exclude,
         )
-        scored = fuse(scored, score_meaning(near, query, settings, speaker), settings)
+        scored = fuse(scored, score_meaning(near, query, settings, speaker), settings, floor_of(settings, semantic))
     if query.neighbours and settings.neighbour_weight > 0 and (not query.kinds or "turn" in query.kinds):
         scored = with_neighbours(index, scored, query, settings)
     return diversify(scored, query.k, settings.same_day_penalty, searched or terms)
@@ -185,23 +185,29 @@ def score_meaning(candidates: list[Candidate], query: SearchQuery, settings: Ran
     return hits
 
 
-def fuse(lexical: list[Hit], meaning: list[Hit], settings: RankSettings) -> list[Hit]:
+def floor_of(settings: RankSettings, semantic: SemanticChannel) -> float:
+    return semantic.floor if settings.semantic_floor is None else settings.semantic_floor
+
+
+def fuse(lexical: list[Hit], meaning: list[Hit], settings: RankSettings, floor: float = 0.2) -> list[Hit]:
     """Both channels' hits in one order (see `fuse_weighted` and `fuse_rrf`)."""
     if not meaning:
         return lexical
     if not lexical:
         return meaning
-    return fuse_rrf(lexical, meaning, settings) if settings.fusion == "rrf" else fuse_weighted(lexical, meaning, settings)
+    if settings.fusion == "rrf":
+        return fuse_rrf(lexical, meaning, settings)
+    return fuse_weighted(lexical, meaning, settings, floor)
 
 
-def fuse_weighted(lexical: list[Hit], meaning: list[Hit], settings: RankSettings) -> list[Hit]:
+def fuse_weighted(lexical: list[Hit], meaning: list[Hit], settings: RankSettings, floor: float) -> list[Hit]:
     """The word score (best match about 1) plus semantic_weight times how far above the floor the meaning
     is (0 at the floor, 1 at identical): a close paraphrase joins the word matches, a strong word match
     keeps its place, and a question no word matches is ranked by meaning alone."""
-    span = max(1e-6, 1.0 - settings.semantic_floor)
+    span = max(1e-6, 1.0 - floor)
     fused = {h.item.key: Hit(h.item, h.score, h.relevance, similarity=h.similarity) for h in lexical}
     for hit in meaning:
-        closeness = max(0.0, (hit.similarity - settings.semantic_floor) / span)
+        closeness = max(0.0, (hit.similarity - floor) / span)
         gain = settings.semantic_weight * closeness * (hit.score / hit.similarity if hit.similarity else 1.0)
         known = fused.get(hit.item.key)
         if known is None:

@@ -15,6 +15,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from companion.memory import entries as E
 from companion.memory.search.index import Candidate, SearchIndex
 from companion.memory.search.vectors import VectorStore
 
@@ -38,12 +39,18 @@ class Progress:
         return self.done / self.total if self.total else 1.0
 
 
+def embeddable(text: str) -> str:
+    """What is embedded of an item's text: an entry without its bullet, citations and notes (they carry no meaning)."""
+    return E.entry_text(text) or text
+
+
 class SemanticChannel:
     """One embedder's view of the index."""
 
     def __init__(self, index: SearchIndex, store: VectorStore, embed_texts: EmbedTexts, embed_query: EmbedQuery,
-                 label: str = "") -> None:
+                 label: str = "", floor: float = 0.2) -> None:
         self.index = index
+        self.floor = floor  # the embedder's own "not related at all" similarity
         self.store = store
         self.embed_texts = embed_texts
         self.embed_query = embed_query
@@ -80,7 +87,7 @@ class SemanticChannel:
             pairs = self.index.texts_for(todo[start : start + batch])
             if not pairs:
                 continue
-            vectors = self.embed_texts([text for _, text in pairs])
+            vectors = self.embed_texts([embeddable(text) for _, text in pairs])
             self.store.add([key for key, _ in pairs], vectors)
             done += len(pairs)
         return done
@@ -114,7 +121,7 @@ class SemanticChannel:
         text: str,
         limit: int,
         *,
-        floor: float,
+        floor: float | None = None,
         kinds: Sequence[str] | None = None,
         since: str | None = None,
         until: str | None = None,
@@ -122,7 +129,8 @@ class SemanticChannel:
     ) -> list[Candidate]:
         """Items nearest in meaning to `text` whose similarity reaches `floor`, best first (relevance: cosine)."""
         nearest = self.store.search(self.query_vector(text), limit + len(exclude))
-        scores = {key: score for key, score in nearest if score >= floor}
+        bar = self.floor if floor is None else floor
+        scores = {key: score for key, score in nearest if score >= bar}
         found = self.index.by_text_keys(scores, kinds=kinds, since=since, until=until, exclude=exclude)
         found.sort(key=lambda c: (-c.relevance, c.item.key))
         return found[: limit * 2]
