@@ -54,6 +54,11 @@ class Home:
         return self.root / "settings.toml"
 
     @property
+    def reminder_state(self) -> Path:
+        """The reminders already shown (their text: forget-everywhere erases it there too)."""
+        return self.state / "reminders.json"
+
+    @property
     def lock_file(self) -> Path:
         return self.state / "companion.lock"
 

@@ -13,7 +13,8 @@ from companion.errors import CompanionError
 from companion.llm.base import Backend, GenerationOptions, Message, collect
 from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record
-from companion.curate.apply import Context, apply_file
+from companion.curate.apply import Context
+from companion.curate.gate import MemoryWriter
 from companion.curate.policy import Actor
 from companion.curate.ops import APPLIED, MAX_TEXT, MIN_TEXT, Op, Outcome
 from companion.curate.extract import extract
@@ -159,5 +160,5 @@ class DaytimeLearner:
         ctx = Context(records=records, today=self.clock().date(), actor=Actor.LEARN)
         outcomes: list[Outcome] = []
         for file in dict.fromkeys(op.file for op in ops):
-            outcomes.extend(apply_file(self.store, file, [o for o in ops if o.file == file], ctx, actor="learn"))
+            outcomes.extend(MemoryWriter(self.store).apply_ops(file, [o for o in ops if o.file == file], ctx))
         return outcomes

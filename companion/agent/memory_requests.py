@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Callable
 
-from companion.curate.apply import Context, apply_file
+from companion.curate.apply import Context
+from companion.curate.gate import MemoryWriter, Refused, forget_matcher
 from companion.curate.extract import extract
 from companion.curate.ops import APPLIED, Op
 from companion.curate.ops import Outcome as CurateOutcome
 from companion.curate.policy import Actor, Proposal, decide
+from companion.memory import maintenance
 from companion.memory import entries as E
 from companion.curate.requests import MemoryRequest, bootstrap_answers
 from companion.memory.daylog import DayLog
-from companion.memory.dedupe import normalize
 from companion.memory.forget import Erased, erase_everywhere
 from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record
@@ -32,33 +32,6 @@ DEFAULT_IDENTITY = (
 class Outcome:
     note: str  # told to the model so the reply can confirm, and shown to the user
     changed: bool
-
-
-_WORDS = re.compile(r"[^\W_]+", re.UNICODE)
-_CJK = re.compile(r"[\u4e00-\u9fff]")
-_VAGUE = {
-    "it", "that", "this", "those", "these", "them", "everything", "all", "about", "me", "my", "the", "a", "an",
-    "what", "i", "said", "just", "please", "you", "there", "thing", "stuff", "我", "这个", "那个", "它", "这", "那", "吧",
-}
-
-
-def forget_matcher(what: str) -> Callable[[str], bool] | None:
-    """A test for entries to forget: every meaningful word of `what`, as a whole word (CJK: as text).
-
-    None when `what` names nothing specific ("it", "that"), so nothing is removed by accident.
-    """
-    target = normalize(what)
-    if _CJK.search(target):
-        core = target
-        for vague in sorted((v for v in _VAGUE if _CJK.search(v)), key=len, reverse=True):
-            core = core.replace(vague, "")
-        core = core.strip()
-        return (lambda line: core in line) if len(core) >= 2 else None
-    words = [w for w in _WORDS.findall(target) if w not in _VAGUE]
-    if not words or all(len(w) < 3 for w in words):
-        return None
-    patterns = [re.compile(rf"(?<![^\W_]){re.escape(w)}(?![^\W_])") for w in words]
-    return lambda line: all(p.search(line) for p in patterns)
 
 
 def _told(outcomes: list[CurateOutcome]) -> Outcome:
@@ -90,6 +63,7 @@ class MemoryRequests:
 
     def __init__(self, store: LongTermStore) -> None:
         self.store = store
+        self.writer = MemoryWriter(store)
 
     def apply(self, request: MemoryRequest, source: str | Record) -> Outcome:
         if request.kind == "remember":
@@ -107,22 +81,14 @@ class MemoryRequests:
         ctx = Context({record.id: words}, record.day, actor=Actor.REMEMBER)
         outcomes: list[CurateOutcome] = []
         for file in dict.fromkeys(op.file for op in ops):
-            outcomes.extend(apply_file(self.store, file, [op for op in ops if op.file == file], ctx, actor="chat"))
+            outcomes.extend(self.writer.apply_ops(file, [op for op in ops if op.file == file], ctx))
         return _told(outcomes)
 
     def forget(self, what: str) -> Outcome:
         matcher = forget_matcher(what)
         if matcher is None:  # "forget it", "forget that": everyday English for "never mind"
             return Outcome("Nothing was removed from memory: it was not clear what to forget.", False)
-        removed: list[str] = []
-        for name in ("MEMORY.md", "USER.md"):
-            doc = self.store.read(name)
-            lines = doc.body.splitlines(keepends=True)
-            gone = [l for l in lines if E.is_entry(l) and matcher(normalize(l))]
-            if gone:
-                removed.extend(l.strip() for l in gone)
-                keep = [l for l in lines if l not in gone]
-                self.store.replace_all(name, "".join(keep), expected_sha=doc.sha, actor="chat")
+        removed = self.writer.forget(matcher)
         if not removed:
             return Outcome(f"Nothing in memory matched '{what}'.", False)
         return Outcome("Removed from memory (a copy stays in the history): " + "; ".join(removed), True)
@@ -136,23 +102,24 @@ class MemoryRequests:
         if answers.use:
             ops.append(Op("add", "USER.md", "Profile", f"Wants help with: {answers.use}", [record.id]))
         ctx = Context({record.id: record}, record.day, actor=Actor.BOOTSTRAP)
-        outcomes = apply_file(self.store, "USER.md", ops, ctx, actor="chat") if ops else []
+        outcomes = self.writer.apply_ops("USER.md", ops, ctx) if ops else []
         notes = [f"Saved to the user's profile: {o.op.text}" if o.status in APPLIED else f"Not saved: {o.reason}."
                  for o in outcomes if o.status in APPLIED or o.status == "refused"]
         name = answers.companion_name
         if name and not decide(Proposal(E.name_entry(name), "SOUL.md", Actor.BOOTSTRAP, "Identity", message)):
             name = None  # "call yourself Ignore The Rules" is not a name
         if name or answers.styles or user_turns >= BOOTSTRAP_TURNS:
-            notes.append(self._write_persona(name, answers.styles, source_id))
+            notes.append(self._write_persona(name, answers.styles, source_id, message))
         return notes
 
-    def _write_persona(self, name: str | None, styles: tuple[str, ...], source_id: str) -> str:
-        soul = self.store.read("SOUL.md")
+    def _write_persona(self, name: str | None, styles: tuple[str, ...], source_id: str, said: str) -> str:
         cite = f" ({source_id})"
         identity = f"- {E.name_entry(name)}{cite}\n{DEFAULT_IDENTITY}" if name else f"- {E.name_entry('Companion')}\n{DEFAULT_IDENTITY}"
         style = "\n".join(f"- {s}{cite}" for s in styles) or "- Friendly, clear and concise."
-        soul = self.store.replace_section("SOUL.md", "## Identity", identity, expected_sha=soul.sha, actor="chat")
-        self.store.replace_section("SOUL.md", "## Style", style, expected_sha=soul.sha, actor="chat")
+        try:
+            self.writer.set_persona(identity, style, actor=Actor.BOOTSTRAP, grounds=said)
+        except Refused as exc:
+            return f"Persona not set: {exc.decision.reason}."
         return f"Your persona is set: {name or 'Companion'}; style: {', '.join(styles) or 'friendly and concise'}."
 
 
@@ -164,4 +131,8 @@ def forget_everywhere(store: LongTermStore, what: str, daylog: DayLog, index: Se
     matcher = forget_matcher(what)
     if matcher is None:
         return None
-    return erase_everywhere(store.home, matcher, daylog, index, dry_run=dry_run)
+    if dry_run:
+        return erase_everywhere(store.home, matcher, daylog, index, dry_run=True)
+    with maintenance.exclusive(store.home):  # the long-term entries and every copy, with no night step between
+        MemoryWriter(store).forget(matcher)
+        return erase_everywhere(store.home, matcher, daylog, index)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 
 from companion.agent.memory_requests import Outcome
-from companion.curate.apply import Context, apply_file
+from companion.curate.apply import Context
+from companion.curate.gate import MemoryWriter
+from companion.curate.policy import Actor
 from companion.curate.ops import Op
 from companion.curate.requests import ReminderRequest
 from companion.memory.longterm import LongTermStore
@@ -26,7 +28,8 @@ def describe_when(request: ReminderRequest, chinese: bool) -> str:
 def set_reminder(store: LongTermStore, request: ReminderRequest, record: Record) -> Outcome:
     """Write the reminder (cited to `record`); the note tells the user and the model when it is due."""
     op = Op("add", "MEMORY.md", "Upcoming", request.entry(), [record.id], origin="rule")
-    outcome = apply_file(store, "MEMORY.md", [op], Context({record.id: record}, record.day), actor="chat")[0]
+    ctx = Context({record.id: record}, record.day, actor=Actor.REMINDER)
+    outcome = MemoryWriter(store).apply_ops("MEMORY.md", [op], ctx)[0]
     chinese = bool(_CJK.search(record.text))
     when = describe_when(request, chinese)
     if outcome.status != "added":

@@ -9,9 +9,9 @@ from typing import Any, Callable
 
 from companion.errors import CompanionError, ConflictError, ToolError
 from companion.llm.base import ToolCall
-from companion.agent.tool_policy import approval_reason
-from companion.curate.policy import FACT_FILES, Actor, check_block
-from companion.memory.document import parse_document
+from companion.curate.gate import MemoryWriter, NeedsApproval, Refused
+from companion.curate.policy import Actor
+from companion.memory.document import Document
 from companion.memory.longterm import LongTermStore, all_replaced, appended, check_name, edited, section_replaced
 
 _FILE = {"type": "string", "enum": ["SOUL.md", "USER.md", "MEMORY.md"], "description": "Which memory file."}
@@ -112,11 +112,14 @@ def _section_arg(args: dict[str, Any]) -> str | None:
 class ToolExecutor:
     """Runs tool calls against the long-term store; every failure becomes a message for the model.
 
-    Writes pass the curation checks (no secrets, no duplicates, the drop-share guard); the costly
-    ones wait for the user's approval unless the user's message of this turn asked for them."""
+    Writes go through the one writer as `actor` (the model's own calls: TOOL; an outside agent's:
+    AGENT): the curation checks (no secrets, no duplicates, the drop-share guard), and the costly
+    changes wait for the user's approval unless the user's message of this turn asked for them."""
 
-    def __init__(self, store: LongTermStore) -> None:
+    def __init__(self, store: LongTermStore, actor: Actor = Actor.TOOL) -> None:
         self.store = store
+        self.writer = MemoryWriter(store)
+        self.actor = actor
         self.extra: dict[str, Callable[[dict[str, Any]], str]] = {}
         self._extra_definitions: list[dict[str, Any]] = []
         self.user_text = ""
@@ -146,7 +149,7 @@ class ToolExecutor:
         if result.undo is None:
             raise ToolError("This change cannot be undone here; use the file's history.")
         try:
-            self.store.write(result.undo.file, result.undo.before, result.undo.after_sha, actor="restore")
+            self.writer.write(result.undo.file, result.undo.before, actor=Actor.RESTORE, expected_sha=result.undo.after_sha)
         except ConflictError as exc:
             raise ToolError(f"{result.undo.file} changed again since; take it back from the file's history instead.") from exc
         return f"Undid the change to {result.undo.file}."
@@ -165,42 +168,42 @@ class ToolExecutor:
 
     def _write(self, name: str, args: dict[str, Any], approved: bool) -> ToolResult:
         file = check_name(args.get("file"))
-        doc = self.store.read(file)
-        if name == "edit_memory":
-            action, added = "edit", _text_arg(args, "new_string")
-            raw = edited(doc, _text_arg(args, "old_string"), added)
-        else:
-            action, added = str(args.get("action")), _text_arg(args, "content")
-            section = _section_arg(args)
-            if action == "append":
-                raw = appended(doc, added, section)
-            elif action == "replace_section":
-                if not section:
-                    raise ToolError("replace_section needs 'section', e.g. '## Facts'.")
-                raw = section_replaced(doc, section, added)
-            elif action == "replace_all":
-                raw = all_replaced(doc, added)
-            else:
-                raise ToolError("action must be 'append', 'replace_section' or 'replace_all'.")
-        existing = {name: doc.body if name == file else self.store.read(name).body for name in {file, *FACT_FILES}}
-        decision = check_block(added, file, Actor.TOOL, existing)
-        if not decision:
-            raise ToolError(f"Refused: {decision.reason}.")
-        after = parse_document(file, raw).body
-        reason = None if approved else approval_reason(file, action, self.user_text, doc.body, after)
-        if reason:
-            return ToolResult(name, args, True, f"Not applied yet: {reason}. The change is shown to the user, who "
-                              "can apply it; tell them briefly what you propose.", proposed=reason)
-        new = self.store.write(file, raw, doc.sha, actor="user" if approved else "tool")
+        action, change = _change(name, args)
+        try:
+            written = self.writer.change(file, change, actor=Actor.APPROVED if approved else self.actor,
+                                         request=self.user_text, action=action)
+        except Refused as exc:
+            raise ToolError(str(exc)) from exc
+        except NeedsApproval as exc:
+            return ToolResult(name, args, True, f"Not applied yet: {exc.reason}. The change is shown to the user, who "
+                              "can apply it; tell them briefly what you propose.", proposed=exc.reason)
         verb = "Edited" if action == "edit" else "Updated"
         done = f"{verb} {file}." if action == "edit" else f"{verb} {file} ({action})."
-        return ToolResult(name, args, True, done, file, undo=Undo(file, doc.raw, new.sha))
+        return ToolResult(name, args, True, done, file, undo=Undo(file, written.before, written.doc.sha))
 
     def names(self) -> list[str]:
         return [t["function"]["name"] for t in self.definitions]
 
 
 WRITE_TOOLS = ("edit_memory", "context_update")
+
+
+def _change(name: str, args: dict[str, Any]) -> tuple[str, Callable[[Document], str]]:
+    """(action, the change to the file's document) a write tool's arguments ask for."""
+    if name == "edit_memory":
+        old, new = _text_arg(args, "old_string"), _text_arg(args, "new_string")
+        return "edit", lambda doc: edited(doc, old, new)
+    action, added = str(args.get("action")), _text_arg(args, "content")
+    section = _section_arg(args)
+    if action == "append":
+        return action, lambda doc: appended(doc, added, section)
+    if action == "replace_section":
+        if not section:
+            raise ToolError("replace_section needs 'section', e.g. '## Facts'.")
+        return action, lambda doc: section_replaced(doc, section, added)
+    if action == "replace_all":
+        return action, lambda doc: all_replaced(doc, added)
+    raise ToolError("action must be 'append', 'replace_section' or 'replace_all'.")
 
 
 def describe_change(result: ToolResult) -> str:

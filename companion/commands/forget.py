@@ -63,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
         store = LongTermStore(runtime.home)
         try:
             print(safe(MemoryRequests(store).forget(what).note))
+            # forget_everywhere removes the entries again in the same exclusive step as every copy, so a
+            # night step between the two cannot bring them back.
             erased = ask_and_erase(store, what, DayLog(runtime.home.days), None, (lambda _q: True) if args.yes else _ask)
         except CompanionError as exc:
             print(f"Could not finish: {exc}", file=sys.stderr)

@@ -16,6 +16,8 @@ from companion import __version__
 from companion.llm.base import GenerationOptions
 from companion.llm.loader import load_backend
 from companion.memory.daylog import DayLog
+from companion.curate.gate import MemoryWriter
+from companion.curate.policy import Actor
 from companion.memory.longterm import LongTermStore
 from companion.llm.cpu import REQUIRED_X86_FEATURES, cpu_flags, unsupported_cpu_message
 from companion.memory.setup import ensure_home
@@ -63,7 +65,7 @@ def _check_memory(root: Path) -> str:
     home = Home(root)
     ensure_home(home)
     store = LongTermStore(home)
-    store.append("MEMORY.md", f"- {PROBE_TEXT}", actor="self-test")
+    MemoryWriter(store).append("MEMORY.md", f"- {PROBE_TEXT}", actor=Actor.SYSTEM)
     if PROBE_TEXT not in store.read("MEMORY.md").body:
         raise SelfTestFailure("MEMORY.md did not contain the note just written.")
     log = DayLog(home.days)

@@ -1,4 +1,4 @@
-"""Validate proposed operations and apply them to a long-term file through LongTermStore (actor "sleep")."""
+"""Validate proposed operations and plan their effect on a long-term body; the MemoryWriter writes it."""
 
 from __future__ import annotations
 
@@ -7,46 +7,33 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from companion.errors import ConflictError
 from companion.memory import sections
 from companion.memory.section_names import canonical, file_language, localized
-from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record
 from companion.curate import listen
 from companion.curate.corrections import retires
-from companion.curate.policy import FACT_FILES, Actor, Code, Proposal, clean, decide
+from companion.curate.policy import Actor, Code, Proposal, clean, decide
 from companion.memory import entries as E
 from companion.memory.dedupe import is_duplicate
 from companion.curate.dates import absolutize, has_relative_date
-from companion.curate.ops import APPLIED, SECTIONS, Op, Outcome
-from companion.curate.compact import append_archive, compact
+from companion.curate.ops import SECTIONS, Op, Outcome
 from companion.curate.extract import SLOTS, extract, own_words, slot_matches, slot_of
 
 log = logging.getLogger(__name__)
 
-MAX_DROP_SHARE = 0.25
-CONFLICT_RETRIES = 3
 _RECURRING = re.compile(r"^(?:Birthday|Anniversary|生日|纪念日)\s*[:：]", re.I)
 _SECTION_NAME = re.compile(r"^[\w &/'-]{2,32}$")
 _LETTERS = re.compile(r"[^\W\d_]")
 _UPCOMING = re.compile(r"^(\d{4}-\d{2}-\d{2})\b")
-PERSONA_REQUEST = re.compile(
-    r"\b(call yourself|your name (is|should be|will be)|i'?ll call you|be (more|less) \w+|(please )?be \w+er\b|"
-    r"(talk|speak|reply|answer|write) (more |less )?\w+ly|(don't|do not|stop) (use|using|being|saying)|"
-    r"use (more|less|fewer) \w+)|你就叫|就叫你|你叫|你的名字|说话|回答.{0,4}(简洁|简短|详细)|别再|不要再",
-    re.I,
-)
-
-
 @dataclass
 class Context:
     """What validation needs: the records the ops may cite and the run's local date."""
 
     records: dict[str, Record]
     today: date
+    actor: Actor  # who proposes: no default, every writer names itself
     refused_sensitive: int = 0
     seen: set[str] = field(default_factory=set)
-    actor: Actor = Actor.SLEEP
     bodies: dict[str, str] = field(default_factory=dict)  # the other long-term files, for "one fact, one place"
 
 
@@ -99,8 +86,6 @@ def validate(op: Op, body: str, ctx: Context) -> tuple[Op | None, str]:
     if has_relative_date(text):
         return None, "uses a relative date that could not be resolved"
     grounds = " ".join(ctx.records[s].text for s in sources if ctx.records[s].role == "user")
-    if op.file == "SOUL.md" and not PERSONA_REQUEST.search(own_words(listen.own_part(grounds))):
-        return None, "SOUL.md changes only when the user asks for a different persona"
     section = _resolve_section(op, body)
     decision = decide(Proposal(text, op.file, ctx.actor, section, grounds), {**ctx.bodies, op.file: body})
     if not decision:
@@ -231,50 +216,3 @@ def move_past_upcoming(body: str, today: date) -> tuple[str, list[str]]:
     for line in moved:
         body = _append(E.remove_line(body, line), "Timeline", line)
     return body, moved
-
-
-def dropped_share(old_body: str, new_body: str) -> tuple[int, int]:
-    """(entries of old_body no longer active in new_body, active entries in old_body)."""
-    before = [E.entry_text(l) for l in E.active_entries(old_body)]
-    after = {E.entry_text(l).casefold() for l in E.active_entries(new_body)}
-    lost = sum(1 for text in before if text.casefold() not in after)
-    return lost, len(before)
-
-
-def rewrite_refusal(old_body: str, new_body: str) -> str | None:
-    """Why a change drops too many entries, or None. One replaced entry is always fine."""
-    lost, total = dropped_share(old_body, new_body)
-    if lost > 1 and lost > total * MAX_DROP_SHARE:
-        return f"would drop {lost} of {total} entries (more than a quarter); refused to protect the file"
-    return None
-
-
-def apply_file(
-    store: LongTermStore, name: str, ops: list[Op], ctx: Context, *, dry_run: bool = False, actor: str = "sleep"
-) -> list[Outcome]:
-    """Plan and write one file with compare-and-swap, re-planning if someone edited it meanwhile."""
-    for _attempt in range(CONFLICT_RETRIES):
-        doc = store.read(name)
-        ctx.bodies = {other: store.read(other).body for other in FACT_FILES if other != name}
-        body, moved = move_past_upcoming(doc.body, ctx.today) if name == "MEMORY.md" else (doc.body, [])
-        body, outcomes = plan(name, body, ops, ctx)
-        outcomes.extend(
-            Outcome(Op("update", name, "Timeline", E.entry_text(l), E.cited_ids(l), origin="rule"), "moved", "date has passed", l, l)
-            for l in moved
-        )
-        body, archived = compact(doc.front, body)
-        refusal = None if archived else rewrite_refusal(doc.body, body)  # compaction archives, it does not lose
-        if refusal:
-            return [Outcome(o.op, "refused", refusal) if o.status in APPLIED else o for o in outcomes]
-        if dry_run or body == doc.body:
-            return outcomes
-        if archived:
-            append_archive(store.home.memory, name, archived, ctx.today)
-            outcomes.append(Outcome(Op("none", name, "", f"{len(archived)} older entries moved to archive/{name}", []), "archived"))
-        try:
-            store.write(name, doc.with_body(body), doc.sha, actor=actor)
-        except ConflictError:
-            log.info("%s changed while the sleep job wrote it; planning again", name)
-            continue
-        return outcomes
-    raise ConflictError(f"{name} kept changing while the sleep job tried to update it; it will try again next time.")

@@ -1,5 +1,6 @@
 """The nightly audit of what is stored: near-duplicates merged, contradicted entries superseded (newest
-wins, the old one kept marked), each change an outcome with undo like every other."""
+wins, the old one kept marked), each change an outcome with undo like every other. Planning only: the
+MemoryWriter writes it (`audit`), and the policy says how much one audit may retire."""
 
 from __future__ import annotations
 
@@ -8,18 +9,14 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from companion.errors import ConflictError
 from companion.memory import entries as E
 from companion.memory.dedupe import is_duplicate, normalize, normalized_duplicate
-from companion.memory.longterm import LongTermStore
-from companion.curate.apply import CONFLICT_RETRIES, dropped_share
 from companion.curate.extract import slot_of
 from companion.curate.ops import Op, Outcome
 
 FILES = ("USER.md", "MEMORY.md")  # USER.md first: a fact in both stays in the profile
 SIMILAR = 0.75
 COMMON_MIN, COMMON_SHARE = 50, 0.02  # a feature in more entries than this is common
-MAX_AUDIT_SHARE = 0.5  # merged and contradicted entries stay in the file, marked: a higher share than a rewrite may
 _WORD = re.compile(r"[^\W_]+")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _STOP = {"a", "an", "the", "is", "in", "at", "to", "of", "and", "for", "on", "with", "very", "really"}
@@ -209,26 +206,3 @@ def plan(bodies: dict[str, str], today: date) -> tuple[dict[str, str], list[Outc
             if rival is not None and slot and slots.get(slot) == rival:
                 slots[slot] = (file, line)
     return bodies, outcomes
-
-
-def consolidate(store: LongTermStore, today: date, *, dry_run: bool = False) -> list[Outcome]:
-    """Audit USER.md and MEMORY.md and write what changed (compare-and-swap, planning again on a conflict)."""
-    for _attempt in range(CONFLICT_RETRIES):
-        docs = {name: store.read(name) for name in FILES}
-        bodies, outcomes = plan({name: doc.body for name, doc in docs.items()}, today)
-        for name, doc in docs.items():
-            lost, total = dropped_share(doc.body, bodies[name])
-            if lost > 2 and lost > total * MAX_AUDIT_SHARE:  # an audit that retires half a file is a bug, not a cleanup
-                refusal = f"would retire {lost} of {total} entries at once; left for you to review"
-                bodies[name] = doc.body
-                outcomes = [o if o.op.file != name else Outcome(o.op, "refused", refusal) for o in outcomes]
-        if dry_run:
-            return outcomes
-        try:
-            for name, doc in docs.items():
-                if bodies[name] != doc.body:
-                    store.write(name, doc.with_body(bodies[name]), doc.sha, actor="sleep")
-        except ConflictError:
-            continue
-        return outcomes
-    raise ConflictError("USER.md and MEMORY.md kept changing while the sleep job audited them; it will try again next time.")

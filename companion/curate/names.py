@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from companion.errors import RefusedWriteError
-from companion.curate.policy import FACT_FILES, Actor, Proposal, decide
+from typing import TYPE_CHECKING
+
+from companion.curate.policy import Actor
 from companion.memory import entries as E
 from companion.memory.longterm import LongTermStore
+
+if TYPE_CHECKING:
+    from companion.curate.gate import MemoryWriter
 
 
 def current_name(store: LongTermStore, file: str) -> str:
@@ -21,21 +25,7 @@ def name_in(body: str) -> str:
     return ""
 
 
-def set_name(store: LongTermStore, file: str, section: str, name: str) -> bool:
-    """Replace the active `Name:` entry, or add one under `section`. False when nothing changed;
-    RefusedWriteError when the policy refuses the name (an instruction in disguise, a secret)."""
-    name = " ".join(name.split())
-    if not name or name == current_name(store, file):
-        return False
-    doc = store.read(file)
-    others = {other: store.read(other).body for other in FACT_FILES if other != file}
-    decision = decide(Proposal(E.name_entry(name), file, Actor.USER, section), others)
-    if not decision:
-        raise RefusedWriteError(f"That name was not saved: {decision.reason}.")
-    line = f"- {decision.text}"
-    old = next((l for l in doc.body.splitlines() if E.name_of(l)), None)
-    if old is not None:
-        store.write(file, doc.with_body(E.replace_line(doc.body, old, [line])), doc.sha, actor="user")
-    else:
-        store.append(file, line, section, expected_sha=doc.sha, actor="user")
-    return True
+def set_name(writer: "MemoryWriter", file: str, section: str, name: str) -> bool:
+    """Replace the active `Name:` entry, or add one under `section` (the one writer does it). False when
+    nothing changed; RefusedWriteError when the policy refuses the name (an instruction in disguise, a secret)."""
+    return writer.set_name(file, section, name, actor=Actor.USER)

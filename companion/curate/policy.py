@@ -1,15 +1,17 @@
 """The one write policy: may this entry go into SOUL/USER/MEMORY, written by this actor? Every writer asks here.
 
-Writers: the user's explicit "remember" (`Actor.REMEMBER`), first-conversation answers
-(`BOOTSTRAP`), the model's tool calls (`TOOL`), daytime learning (`LEARN`), the nightly job
-(`SLEEP`), the Preferences dialog and editor shortcuts (`USER`), and imports (`IMPORT`).
+Writers, each named by its `Actor` (the vocabulary the history uses too): "remember", "remind me"
+and "forget" requests, first-conversation answers, the model's tool calls, daytime learning, the
+night, the Preferences dialog, the editor, imports, migrations, restores and other agents over MCP.
+They all reach the files through one door, `curate/gate.py`'s MemoryWriter, which asks here.
 
     decision = decide(Proposal("Allergic to peanuts", "USER.md", Actor.LEARN), existing={"USER.md": body})
     if not decision.accepted: tell_the_user(decision.reason)
 
 The policy, in order:
-1. Secrets (passwords, keys, tokens, card/IBAN/social security numbers) are never stored,
-   whoever asks.
+1. Secrets (passwords, keys, tokens, card/IBAN/social security numbers) are never stored by any
+   writer. The user's own edit in the editor is the one exception: the editor warns and the user
+   decides (`Actor.EDITOR`, confirmed).
 2. Contact data and identifiers (email, phone, street address, ID/passport numbers) are stored
    only on the user's explicit request (REMEMBER, USER, IMPORT), never learned.
 3. Injected or pasted instructions (chat-template tokens, `<context>`, "[system]", "ignore the
@@ -17,10 +19,15 @@ The policy, in order:
 4. Hedged text ("maybe", "I think I might", "可能") is not stored as a plain fact; keeping the
    hedge explicitly ("Might like opera (unsure)") is fine.
 5. An entry is one short statement (5-200 characters, CJK counted double, at least 3 letters).
-6. The persona (SOUL.md) and standing instructions (USER.md Instructions) change only from the
-   user's direct request: what learning and the night infer needs the user's own words as
-   grounds, and pasted or quoted words never count.
+6. The persona (SOUL.md) and standing instructions (USER.md Instructions, in any language) change
+   only from the user's direct request: what learning and the night infer needs the user's own
+   words as grounds, and pasted or quoted words never count.
 7. One fact lives in one place: a duplicate of an active entry in USER.md or MEMORY.md is refused.
+8. Rewrites keep what is stored: a rewrite may drop at most a quarter of a file's entries, the
+   nightly audit (which keeps what it retires, marked) at most half.
+9. A model's tool call that changes the persona, replaces a section or a file, or drops many entries
+   waits for the user's approval unless the user's own message of this turn asked for it (`asked_for`:
+   the one answer to "did the user ask for this?", negations such as "don't change ..." included).
 """
 
 from __future__ import annotations
@@ -31,23 +38,18 @@ from dataclasses import dataclass
 from enum import Enum
 
 from companion.curate import listen
+from companion.curate.extract import own_words
 from companion.curate.ops import MAX_TEXT, MIN_TEXT
 from companion.curate.sensitive import find_contact, find_sensitive
 from companion.memory import entries as E
+from companion.memory import sections
+from companion.memory.history import Actor
+from companion.memory.section_names import canonical
+
+__all__ = ["Actor", "Code", "Decision", "Proposal", "asked_for", "approval_reason", "check_block", "check_change",
+           "check_text", "decide", "audit_refusal", "rewrite_refusal", "dropped_share", "import_refusal"]
 
 FACT_FILES = ("USER.md", "MEMORY.md")  # one fact, one place: duplicates are checked across both
-
-
-class Actor(str, Enum):
-    """Who proposes the write."""
-
-    REMEMBER = "remember"  # the user's explicit "remember ..." request
-    BOOTSTRAP = "bootstrap"  # answers in the first conversation
-    TOOL = "tool"  # a model tool call (edit_memory, context_update)
-    LEARN = "learn"  # daytime learning after a reply
-    SLEEP = "sleep"  # the nightly job
-    USER = "user"  # the user typing in Preferences or the editor
-    IMPORT = "import"  # entries merged from an imported memory folder
 
 
 class Code(str, Enum):
@@ -63,8 +65,20 @@ class Code(str, Enum):
     DUPLICATE = "duplicate"
 
 
-EXPLICIT = frozenset({Actor.REMEMBER, Actor.USER, Actor.IMPORT})
+# The user's explicit request or the user's own text: contact data may be stored.
+EXPLICIT = frozenset({Actor.REMEMBER, Actor.REMINDER, Actor.USER, Actor.EDITOR, Actor.APPROVED, Actor.IMPORT,
+                      Actor.MIGRATE})
 INFERRED = frozenset({Actor.LEARN, Actor.SLEEP})  # read from the conversation: need the user's words as grounds
+# The user's own notes keep their wording (hedges, length): only these refusals count for them. An import
+# skips what the memory already holds by its own rule (`portability/merge.py`), so a near-repeat stays.
+OWN_WORDS: dict[Actor, frozenset[Code]] = {
+    Actor.EDITOR: frozenset({Code.SECRET, Code.INJECTION, Code.DUPLICATE}),
+    Actor.IMPORT: frozenset({Code.SECRET, Code.INJECTION}),
+    Actor.MIGRATE: frozenset({Code.SECRET, Code.INJECTION}),
+}
+UNCHECKED = frozenset({Actor.RESTORE, Actor.FORGET, Actor.SYSTEM})  # puts back or takes out: adds nothing new
+MAX_DROP_SHARE = 0.25  # a rewrite that drops more than this share of a file's entries is refused
+MAX_AUDIT_SHARE = 0.5  # the audit keeps what it retires (marked), so it may touch more, not everything
 
 
 @dataclass(frozen=True)
@@ -138,7 +152,9 @@ def check_text(text: str, actor: Actor) -> Decision:
 
 
 def _standing(proposal: Proposal) -> bool:
-    return proposal.file == "SOUL.md" or proposal.section.strip("# ").casefold() == "instructions"
+    """SOUL.md, or the Instructions section under any of its titles ("Instructions", "指示")."""
+    title = sections.parse_heading(proposal.section)[1] if proposal.section.lstrip().startswith("#") else proposal.section
+    return proposal.file == "SOUL.md" or canonical(title).casefold() == "instructions"
 
 
 def decide(proposal: Proposal, existing: Mapping[str, str] | None = None) -> Decision:
@@ -152,6 +168,8 @@ def decide(proposal: Proposal, existing: Mapping[str, str] | None = None) -> Dec
             return _refuse(Code.PERSONA, text, "the persona and standing instructions change only when the user asks directly")
         if proposal.grounds is not None and not listen.direct_request(proposal.grounds):
             return _refuse(Code.PERSONA, text, "it comes from pasted or quoted text, not from the user's own request")
+        if proposal.file == "SOUL.md" and proposal.actor in INFERRED and not asked_for(proposal.grounds or "", "persona"):
+            return _refuse(Code.PERSONA, text, "SOUL.md changes only when the user asks for a different persona")
     for file in _places(proposal.file):
         line = E.find_duplicate_entry(text, (existing or {}).get(file, ""))
         if line is not None:
@@ -163,16 +181,208 @@ def _places(file: str) -> tuple[str, ...]:
     return FACT_FILES if file in FACT_FILES else (file,)
 
 
-def check_block(content: str, file: str, actor: Actor, existing: Mapping[str, str] | None = None) -> Decision:
-    """A whole block of Markdown (a tool call's new text, an imported section): every line must pass.
-
-    Headings, blank lines and lines the file already holds pass; the first refused line decides."""
-    present = {l.strip() for l in (existing or {}).get(file, "").splitlines()}
+def _block_lines(content: str) -> list[tuple[str, str, bool]]:
+    """(section, text, is_heading) for every line of a block a policy can read: headings by their title
+    and HTML comments by what they say, since both reach the prompt as much as entries do."""
+    out: list[tuple[str, str, bool]] = []
+    section = ""
     for raw in content.splitlines():
         line = raw.strip()
-        if not line or line in present or line.startswith("#") or line.startswith("<!--") or line == "---":
+        if not line or line == "---" or set(line) <= set("-*_= "):
             continue
-        decision = decide(Proposal(line, file, actor), existing)
-        if not decision and decision.code != Code.SHAPE:
+        if line.startswith("#"):
+            section = sections.parse_heading(line)[1]
+            out.append((section, section, True))
+            continue
+        if line.startswith("<!--"):
+            line = line.removeprefix("<!--").removesuffix("-->").strip()
+        out.append((section, line, False))
+    return out
+
+
+def _refuses(decision: Decision, actor: Actor) -> bool:
+    if decision or decision.code == Code.SHAPE:  # a block holds lines that are not entries: not decisive
+        return False
+    return decision.code in OWN_WORDS[actor] if actor in OWN_WORDS else True
+
+
+def check_block(content: str, file: str, actor: Actor, existing: Mapping[str, str] | None = None,
+                *, grounds: str | None = None, section: str = "") -> Decision:
+    """A whole block of Markdown (a tool call's new text, an imported section, an edit): every line must
+    pass, headings and comments included. Blank lines and lines the file already holds pass; the first
+    refused line decides. `section` is where the block goes when it names none itself."""
+    present = {l.strip() for l in (existing or {}).get(file, "").splitlines()}
+    for where, line, heading in _block_lines(content):
+        if line in present or f"## {line}" in present:
+            continue
+        if heading:
+            decision = check_text(line, actor)
+        else:
+            decision = decide(Proposal(line, file, actor, where or section, grounds), existing)
+        if _refuses(decision, actor):
             return decision
     return Decision(True, Code.OK, content)
+
+
+def added_lines(before: str, after: str) -> list[str]:
+    """The lines of `after` that `before` does not hold (as many times as they are new), in order."""
+    left: dict[str, int] = {}
+    for line in before.splitlines():
+        left[line] = left.get(line, 0) + 1
+    added = []
+    for line in after.splitlines():
+        if left.get(line, 0):
+            left[line] -= 1
+        else:
+            added.append(line)
+    return added
+
+
+def check_change(file: str, before: str, after: str, actor: Actor, others: Mapping[str, str] | None = None,
+                 *, grounds: str | None = None) -> Decision:
+    """The policy for a change of a whole body: every line it adds, in the section it lands in, against
+    what the files will hold besides it (so an edited entry is not its own duplicate)."""
+    if actor in UNCHECKED:
+        return Decision(True, Code.OK, after)
+    new = added_lines(before, after)
+    if not new:
+        return Decision(True, Code.OK, after)
+    rest = added_lines("\n".join(new), after)  # the body without the added lines
+    existing = {**(others or {}), file: "\n".join(rest)}
+    where = _sections_of(after)
+    for line in new:
+        block = f"## {where[line]}\n{line}" if where.get(line) and not line.lstrip().startswith("#") else line
+        decision = check_block(block, file, actor, existing, grounds=grounds)
+        if not decision:
+            return decision
+    return Decision(True, Code.OK, after)
+
+
+def _sections_of(body: str) -> dict[str, str]:
+    """Each line's `##` section title (the first place it occurs)."""
+    found: dict[str, str] = {}
+    section = ""
+    for line in body.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            level, title = sections.parse_heading(stripped)
+            if level <= 2:
+                section = title
+            continue
+        found.setdefault(line, section)
+    return found
+
+
+def import_refusal(text: str) -> Decision | None:
+    """Why an imported entry (with its continuation lines) stays out, or None: a secret anywhere in it,
+    or a line that is an instruction to the assistant. Imported notes keep their wording otherwise."""
+    kind = find_sensitive(text)
+    if kind:
+        return _refuse(Code.SECRET, clean(text), f"it looks like {kind}, and secrets are never stored in memory")
+    for line in text.splitlines():
+        if line.strip():
+            decision = check_text(line.lstrip("#").strip() if line.lstrip().startswith("#") else line, Actor.IMPORT)
+            if decision.code in (Code.SECRET, Code.INJECTION):
+                return decision
+    return None
+
+
+# -- rewrites: how much a change may drop -----------------------------------------------------
+
+
+def dropped_share(old_body: str, new_body: str) -> tuple[int, int]:
+    """(entries of old_body no longer active in new_body, active entries in old_body)."""
+    before = [E.entry_text(l) for l in E.active_entries(old_body)]
+    after = {E.entry_text(l).casefold() for l in E.active_entries(new_body)}
+    lost = sum(1 for text in before if text.casefold() not in after)
+    return lost, len(before)
+
+
+def rewrite_refusal(old_body: str, new_body: str) -> str | None:
+    """Why a change drops too many entries, or None. One replaced entry is always fine."""
+    lost, total = dropped_share(old_body, new_body)
+    if lost > 1 and lost > total * MAX_DROP_SHARE:
+        return f"would drop {lost} of {total} entries (more than a quarter); refused to protect the file"
+    return None
+
+
+def audit_refusal(old_body: str, new_body: str) -> str | None:
+    """Why the nightly audit may not retire this many entries at once, or None."""
+    lost, total = dropped_share(old_body, new_body)
+    if lost > 2 and lost > total * MAX_AUDIT_SHARE:  # an audit that retires half a file is a bug, not a cleanup
+        return f"would retire {lost} of {total} entries at once; left for you to review"
+    return None
+
+
+# -- did the user ask for this? ---------------------------------------------------------------
+
+# A longer first paragraph is most likely pasted text, not an instruction the user typed.
+MAX_REQUEST_CHARS = 600
+PERSONA_REQUEST = re.compile(
+    r"\b(call yourself|your name (is|should be|will be)|i'?ll call you|be (more|less) \w+|(please )?be \w+er\b|"
+    r"(talk|speak|reply|answer|write) (more |less )?\w+ly|(don't|do not|stop) (use|using|being|saying)|"
+    r"use (more|less|fewer) \w+)|你就叫|就叫你|你叫|你的名字|说话|回答.{0,4}(简洁|简短|详细)|别再|不要再",
+    re.I,
+)
+_VERB = (
+    r"(?:change|update|edit|rewrite|set|write|add|put|modify|adjust|replace|reset|redo|clear|wipe|"
+    r"erase|overwrite|restructure|reorgani[sz]e|clean up|fix|remove|delete)"
+)
+_SOUL_REQUEST = re.compile(
+    rf"\b{_VERB}\b.{{0,40}}\b(soul(?:\.md)?|persona|personality|yourself|your (?:name|style|tone|character))\b"
+    r"|(改|写|更新|修改|设定|重写|替换|换).{0,12}(人设|性格|SOUL|你的名字|你的风格|语气)",
+    re.I | re.S,
+)
+_REPLACE_REQUEST = re.compile(
+    r"\b(replace|rewrite|overwrite|redo|reset|clear|wipe|erase|start over|from scratch|clean up|"
+    r"reorgani[sz]e|restructure|tidy)\b|重写|替换|覆盖|清空|重置|重新写|整理",
+    re.I,
+)
+_REQUESTS = {"persona": (PERSONA_REQUEST, _SOUL_REQUEST), "replace": (_REPLACE_REQUEST,)}
+# "Don't change ...", "please never rewrite ...", "不要改 ...": the words before a request that take it back.
+_NEGATED = re.compile(
+    r"(?:\b(?:don'?t|do not|never|no need to|not|stop|won'?t|shouldn'?t|mustn'?t)\b(?:\s+\w+){0,2}\s*"
+    r"|(?:不要|别|不用|不必|无需|不许|不准|千万别)\S{0,3})$",
+    re.I,
+)
+
+
+def own_request(user_text: str) -> str:
+    """The part of a message that can ask for a change: its first paragraph, in the user's own words.
+    What follows a blank line is most often pasted (a page, a mail), and a page can say anything."""
+    first = re.split(r"\n\s*\n", own_words(listen.own_part(user_text)).strip(), maxsplit=1)[0]
+    return first if len(first) <= MAX_REQUEST_CHARS and listen.direct_request(first) else ""
+
+
+def asked_for(user_text: str, change: str) -> bool:
+    """Did the user's own words ask for this kind of change ("persona" or "replace")? A request the
+    words take back ("Don't change your persona.", "Do not clear my profile please") does not count."""
+    words = own_request(user_text)
+    for pattern in _REQUESTS[change]:
+        for match in pattern.finditer(words):
+            clause = re.split(r"[.!?;,，。！？；]", words[: match.start()])[-1]
+            if not _NEGATED.search(clause):
+                return True
+    return False
+
+
+_FILE_OF_ACTION = {"SOUL.md": "your companion's persona (SOUL.md)", "USER.md": "your profile (USER.md)",
+                   "MEMORY.md": "the memory file (MEMORY.md)"}
+
+
+def approval_reason(file: str, action: str, user_text: str, before: str, after: str) -> str | None:
+    """Why a model's change needs the user's approval, or None when the user's message asked for it."""
+    where = _FILE_OF_ACTION.get(file, file)
+    if file == "SOUL.md" and not asked_for(user_text, "persona"):
+        return f"it changes {where}, and you did not ask for that in this message"
+    persona_section = action == "replace_section" and file == "SOUL.md"  # asked for above
+    replace = asked_for(user_text, "replace")
+    if action in ("replace_all", "replace_section") and not persona_section and not replace:
+        what = "the whole of" if action == "replace_all" else "a section of"
+        return f"it replaces {what} {where}, and you did not ask for that in this message"
+    if rewrite_refusal(before, after) is not None and not replace:
+        lost, total = dropped_share(before, after)
+        return f"it removes {lost} of the {total} entries in {where}"
+    if before.strip() and not after.strip() and not replace:
+        return f"it empties {where}"
+    return None

@@ -30,6 +30,8 @@ from companion.agent.memory_requests import MemoryRequests
 from companion.curate.requests import memory_request
 from companion.memory import entries as E
 from companion.memory.daylog import DayLog
+from companion.curate.gate import MemoryWriter
+from companion.curate.policy import Actor
 from companion.memory.longterm import LongTermStore
 from companion.memory.setup import ensure_home
 from companion.paths import Home
@@ -105,9 +107,10 @@ def run_statement(statement: Statement, root: Path) -> Result:
         return clock_now[0]
 
     store = LongTermStore(home)
+    writer = MemoryWriter(store)
     for name, texts in statement.existing.items():
         for text in texts:
-            store.append(name, E.format_entry(text, ["2026-11-01#1"]), SEED_SECTION[name], actor="user")
+            writer.append(name, E.format_entry(text, ["2026-11-01#1"]), SEED_SECTION[name], actor=Actor.EDITOR)
     daylog = DayLog(home.days, clock)
     requests = MemoryRequests(store)
     learner = DaytimeLearner(store, lambda: None, clock)

@@ -16,6 +16,7 @@ from typing import Any, Callable
 from companion.agent import prompt as P
 from companion.agent.recall import HEADER, pack, snippet_line
 from companion.agent.turn import Agent
+from companion.curate.gate import MemoryWriter
 from companion.curate.names import set_name
 from companion.errors import DatasetError
 from companion.llm.base import Backend
@@ -291,7 +292,7 @@ def evaluate(
         ids = ingest(home, dataset, clock, after_day)
         store = LongTermStore(home)
         for role, name in dataset.names.items():
-            set_name(store, *NAME_FILES[role], name)
+            set_name(MemoryWriter(store), *NAME_FILES[role], name)
         settings = Settings()
         settings.memory.prompt_budget_tokens = budget
         agent = Agent(home, backend, settings, clock=clock, embedder=embedder)

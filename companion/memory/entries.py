@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import date
 
 from companion.memory import sections
@@ -85,8 +86,10 @@ def supersede_line(line: str, on: date) -> str:
 
 
 def normalize(text: str) -> str:
-    """An entry's words for comparison: no bullet, citation or mark, single spaces, case folded."""
-    return _SPACE.sub(" ", entry_text(text)).strip().casefold()
+    """An entry's words for comparison: no bullet, citation or mark, single spaces, NFKC and case folded
+    (so a decomposed "Müller" and full-width "Ｍｕｌｌｅｒ" compare as they read)."""
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+    return _SPACE.sub(" ", entry_text(folded)).strip()
 
 
 def find_duplicate_entry(text: str, body: str) -> str | None:

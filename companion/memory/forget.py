@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterator
 
 from companion.atomic import atomic_write
 from companion.filelock import locked
+from companion.memory import maintenance
 from companion.memory.daylog import DayLog
 from companion.memory.dedupe import normalize
 from companion.memory.records import Record
@@ -157,10 +158,34 @@ def _erase_json_files(folder: Path, matches: Matcher, erased: Erased, dry_run: b
                 atomic_write(path, json.dumps(new, ensure_ascii=False, indent=1))
 
 
+def _erase_reminder_state(path: Path, matches: Matcher, erased: Erased, dry_run: bool) -> None:
+    """The reminders already shown keep their text: drop the ones that match."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    shown = data.get("shown") if isinstance(data, dict) else None
+    if not isinstance(shown, list):
+        return
+    kept = [k for k in shown if not (isinstance(k, str) and matches(normalize(k)))]
+    if kept != shown:
+        erased.files.append(path)
+        if not dry_run:
+            atomic_write(path, json.dumps({**data, "shown": kept}, ensure_ascii=False))
+
+
 def erase_everywhere(home: Home, matches: Matcher, daylog: DayLog, index: SearchIndex | None = None,
                      *, dry_run: bool = False) -> Erased:
     """Erase what `matches` from every copy outside the long-term files (those are the caller's:
-    the ordinary "forget" removes their entries). With `dry_run`, only count."""
+    the ordinary "forget" removes their entries). With `dry_run`, only count. Holds the memory lock
+    exclusively (`memory/maintenance.py`): no night step or import reads a copy it is erasing."""
+    with maintenance.exclusive(home):
+        if not dry_run:
+            maintenance.note_forget(home)
+        return _erase_everywhere(home, matches, daylog, index, dry_run)
+
+
+def _erase_everywhere(home: Home, matches: Matcher, daylog: DayLog, index: SearchIndex | None, dry_run: bool) -> Erased:
     erased = Erased()
     _erase_day_logs(home.days, matches, erased, dry_run, counted=True)
     _erase_text_files(home.digests, matches, erased, dry_run)
@@ -169,6 +194,7 @@ def erase_everywhere(home: Home, matches: Matcher, daylog: DayLog, index: Search
     _erase_text_files(backups, matches, erased, dry_run)
     _erase_day_logs(backups, matches, erased, dry_run, counted=False)
     _erase_json_files(home.state / "sleep_reports", matches, erased, dry_run)
+    _erase_reminder_state(home.reminder_state, matches, erased, dry_run)
     if dry_run or not erased.found:
         return erased
     daylog.append("event", f"Forgotten everywhere at the user's request: {erased.summary()}.", tombstone=True)

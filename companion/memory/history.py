@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from enum import Enum
 from pathlib import Path
 from typing import Callable
 
@@ -13,7 +14,29 @@ from companion.atomic import atomic_write
 
 DEFAULT_KEEP = 200
 _NAME = re.compile(r"^(\d{8}T\d{6}\.\d{6})-([a-z_]+)(?:-(\d+))?\.md$")
-ACTORS = ("user", "chat", "tool", "sleep", "learn", "restore", "import", "system")
+
+
+class Actor(str, Enum):
+    """Who changes a long-term file: one vocabulary for the write policy and the history's snapshots."""
+
+    REMEMBER = "remember"  # the user's explicit "remember ..." request
+    FORGET = "forget"  # the user's "forget ..." request, and forget-everywhere
+    REMINDER = "reminder"  # the user's "remind me ..." request
+    BOOTSTRAP = "bootstrap"  # answers in the first conversation, and the persona they set
+    TOOL = "tool"  # a model tool call (edit_memory, context_update) the user did not approve
+    APPROVED = "approved"  # a model tool call the user approved
+    LEARN = "learn"  # daytime learning after a reply
+    SLEEP = "sleep"  # the nightly job: distilling, moving past events, the audit
+    USER = "user"  # the user in Preferences (names), undo of a night's change
+    EDITOR = "editor"  # the user's own edit in the editor pane
+    RESTORE = "restore"  # an earlier version put back (History, Undo of a tool's change)
+    IMPORT = "import"  # an imported memory folder, merged or replacing
+    MIGRATE = "migrate"  # files of an older format brought in
+    AGENT = "agent"  # another agent of the user's, over MCP
+    SYSTEM = "system"  # the app's own maintenance (self-test)
+
+
+ACTORS = tuple(actor.value for actor in Actor)
 
 
 @dataclass(frozen=True)
@@ -38,16 +61,16 @@ class History:
         self.keep = keep
         self.clock = clock
 
-    def snapshot(self, file: str, raw: str, actor: str) -> Version:
+    def snapshot(self, file: str, raw: str, actor: Actor) -> Version:
         """Store `raw` as the version of `file` replaced by a change from `actor`."""
-        actor = actor if actor in ACTORS else "system"
+        who = Actor(actor).value  # ValueError for a name outside the vocabulary: every writer names itself
         folder = self.root / file
         stamp = self.clock().strftime("%Y%m%dT%H%M%S.%f")
-        path = folder / f"{stamp}-{actor}.md"
+        path = folder / f"{stamp}-{who}.md"
         counter = 1
         while path.exists():
             counter += 1
-            path = folder / f"{stamp}-{actor}-{counter}.md"
+            path = folder / f"{stamp}-{who}-{counter}.md"
         atomic_write(path, raw.encode("utf-8", "surrogateescape"))
         self._prune(file)
         return self._version(file, path)  # type: ignore[return-value]

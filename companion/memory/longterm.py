@@ -1,4 +1,6 @@
-"""Long-term files (SOUL/USER/MEMORY): read, and edit by compare-and-swap with a snapshot first."""
+"""Long-term files (SOUL/USER/MEMORY): read, and edit by compare-and-swap with a snapshot first.
+
+The edit methods are private: `curate/gate.py`'s MemoryWriter is the one caller (tests/test_one_writer.py)."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from companion.memory import sections
 from companion.atomic import atomic_write
 from companion.memory.document import Document, content_hash, parse_document
 from companion.filelock import locked
-from companion.memory.history import History, Version
+from companion.memory.history import Actor, History, Version
 from companion.paths import LONG_TERM_FILES, Home
 
 log = logging.getLogger(__name__)
@@ -81,7 +83,8 @@ def _occurrences(text: str, sub: str) -> int:
 
 
 class LongTermStore:
-    """Every change goes through `write`: lock, compare hashes, snapshot, atomic write, notify."""
+    """Reads the files; every change goes through `_write`/`_apply`: lock, compare hashes, snapshot,
+    atomic write, notify. Only the MemoryWriter changes files, so every change passes the policy."""
 
     def __init__(self, home: Home, history: History | None = None) -> None:
         self.home = home
@@ -138,7 +141,7 @@ class LongTermStore:
     def _lock(self, name: str):  # noqa: ANN202 - a context manager
         return locked(self.home.state / "locks" / f"{name}.lock")
 
-    def write(self, name: str, new_raw: str, expected_sha: str | None, actor: str) -> Document:
+    def _write(self, name: str, new_raw: str, expected_sha: str | None, *, actor: Actor) -> Document:
         """Replace the file if it still has `expected_sha` (None: whatever it has now)."""
         name = check_name(name)
         with self._lock(name):
@@ -152,7 +155,7 @@ class LongTermStore:
         self._notify(name, doc)
         return doc
 
-    def _replace(self, name: str, current: str, new_raw: str, actor: str) -> Document:
+    def _replace(self, name: str, current: str, new_raw: str, actor: Actor) -> Document:
         """Validate, snapshot and atomically write; the caller holds the file's lock."""
         new_raw = _encodable(new_raw)
         doc = parse_document(name, new_raw)  # refuse to save what could not be read back
@@ -173,7 +176,7 @@ class LongTermStore:
         name: str,
         change: Callable[[Document], str],
         expected_sha: str | None,
-        actor: str,
+        actor: Actor,
     ) -> Document:
         """Read, change and write under the file's lock, so concurrent operations never lose one another."""
         name = check_name(name)
@@ -188,14 +191,14 @@ class LongTermStore:
 
     # -- operations ----------------------------------------------------------
 
-    def append(
-        self, name: str, text: str, section: str | None = None, *, expected_sha: str | None = None, actor: str = "user"
+    def _append(
+        self, name: str, text: str, section: str | None = None, *, expected_sha: str | None = None, actor: Actor
     ) -> Document:
         """Add `text` at the end of the body, or of `section` (created at the end if missing)."""
         return self._apply(name, lambda doc: appended(doc, text, section), expected_sha, actor)
 
-    def replace_section(
-        self, name: str, heading: str, content: str, *, expected_sha: str | None = None, actor: str = "user"
+    def _replace_section(
+        self, name: str, heading: str, content: str, *, expected_sha: str | None = None, actor: Actor
     ) -> Document:
         """Replace what is under `heading` (to the next heading of the same or higher level).
 
@@ -204,27 +207,27 @@ class LongTermStore:
         """
         return self._apply(name, lambda doc: section_replaced(doc, heading, content), expected_sha, actor)
 
-    def replace_all(
-        self, name: str, content: str, *, expected_sha: str | None = None, actor: str = "user"
+    def _replace_all(
+        self, name: str, content: str, *, expected_sha: str | None = None, actor: Actor
     ) -> Document:
         """Replace the whole body; the frontmatter stays byte-identical."""
         return self._apply(name, lambda doc: all_replaced(doc, content), expected_sha, actor)
 
-    def edit(
+    def _edit(
         self,
         name: str,
         old_string: str,
         new_string: str,
         *,
         expected_sha: str | None = None,
-        actor: str = "user",
+        actor: Actor,
     ) -> Document:
         """Replace the one exact occurrence of `old_string` in the body."""
         return self._apply(name, lambda doc: edited(doc, old_string, new_string), expected_sha, actor)
 
-    def restore(self, name: str, version: Version, *, expected_sha: str | None = None) -> Document:
+    def _restore(self, name: str, version: Version, *, expected_sha: str | None = None) -> Document:
         """Put an earlier version back (the current content is snapshotted first)."""
-        return self.write(name, version.read(), expected_sha, actor="restore")
+        return self._write(name, version.read(), expected_sha, actor=Actor.RESTORE)
 
 
 # -- the edit operations as pure functions (raw text in, raw text out) ---------

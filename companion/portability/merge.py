@@ -12,8 +12,7 @@ from companion.memory import entries as E
 from companion.memory import sections
 from companion.memory.daylog import DayLog, read_file
 from companion.memory.dedupe import normalize
-from companion.curate.policy import Actor, Code, check_text
-from companion.curate.sensitive import find_sensitive
+from companion.curate.policy import import_refusal
 from companion.filelock import locked
 from companion.memory.records import Record, make_id
 
@@ -79,7 +78,7 @@ def entries(body: str) -> list[Entry]:
 class MergeCount:
     added: int = 0
     skipped: int = 0
-    secrets: int = 0  # entries the write policy refused: a password, key or card number, or an instruction
+    secrets: int = 0  # entries (and section titles) the write policy refused: a secret or an instruction
 
 
 def merge_body(target: str, source: str, rewrite: Callable[[str], str] = lambda text: text) -> tuple[str, MergeCount]:
@@ -95,26 +94,18 @@ def merge_body(target: str, source: str, rewrite: Callable[[str], str] = lambda 
         if not key or key in known:
             count.skipped += 1
             continue
-        if _refused_on_import(entry.text):
+        if import_refusal(entry.text) is not None:
             count.secrets += 1
             continue
+        section = entry.section or UNSECTIONED
+        if import_refusal(section) is not None:  # a title is in every prompt as much as an entry is
+            count.secrets += 1
+            section = UNSECTIONED
         text = rewrite(entry.text)
-        additions.append((entry.section or UNSECTIONED, text))
+        additions.append((section, text))
         known.update(normalize(_comparable(line)) for line in text.splitlines() if line.strip())
         count.added += 1
     return place_in_sections(target, additions), count
-
-
-_IMPORT_REFUSES = (Code.SECRET, Code.INJECTION)
-
-
-def _refused_on_import(text: str) -> bool:
-    """Whether the write policy keeps an imported entry out: a secret anywhere in it, or a line that is
-    an instruction to the assistant. The user's own imported notes keep their wording otherwise
-    (hedges, length and contact data they wrote themselves are theirs to keep)."""
-    if find_sensitive(text):
-        return True
-    return any(check_text(line, Actor.IMPORT).code in _IMPORT_REFUSES for line in text.splitlines() if line.strip())
 
 
 def place_in_sections(body: str, additions: list[tuple[str, str]]) -> str:

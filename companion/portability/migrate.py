@@ -27,8 +27,12 @@ from companion.portability.chat_history import (
     messages_from_list,
     parse_time,
 )
+from companion.curate.gate import MemoryWriter
+from companion.curate.policy import Actor
+from companion.memory import maintenance
+from companion.memory.document import Document
 from companion.memory.longterm import LongTermStore
-from companion.portability.merge import FUTURE_SLACK, DayLogMerger, merge_body
+from companion.portability.merge import FUTURE_SLACK, DayLogMerger, MergeCount, merge_body
 from companion.paths import LONG_TERM_FILES, Home
 
 log = logging.getLogger(__name__)
@@ -243,11 +247,17 @@ class _Migrator:
         self.clock = clock
 
     def merge_sections(self, name: str, sections: dict[str, list[str]]) -> tuple[int, int]:
-        doc = self.store.read(name)
-        body, count = merge_body(doc.body, _as_body(sections))
-        if count.added:
-            self.store.write(name, doc.with_body(body), doc.sha, actor="import")
-        return count.added, count.skipped
+        counts: list[MergeCount] = []
+
+        def merged(doc: Document) -> str:
+            body, count = merge_body(doc.body, _as_body(sections))
+            counts[:] = [count]
+            return doc.with_body(body)
+
+        MemoryWriter(self.store).merge_in(name, merged, actor=Actor.MIGRATE)
+        if counts[0].secrets:
+            self.report.notes.append(f"Left out {counts[0].secrets} entries of {name} that hold a secret or an instruction to the assistant.")
+        return counts[0].added, counts[0].skipped
 
     def memory(self, source: LegacySource) -> str:
         added = skipped = 0
@@ -293,21 +303,22 @@ def migrate(
     todo = list(sources)
     if not todo:
         return report
-    stage = StagedMemory(home)
-    try:
-        migrator = _Migrator(stage.home, LongTermStore(stage.home, history=History(home.history)), report, clock)
-        for source in todo:
-            try:
-                line = getattr(migrator, source.kind)(source)
-            except (ValueError, UnicodeDecodeError) as exc:
-                raise PortabilityError(f"{source.path} could not be read ({exc}); nothing was changed.") from exc
-            except OSError as exc:
-                raise StorageError(describe_os_error(exc, source.path)) from exc
-            report.done.append(line)
-        report.backup = backup_target(home, "migrate", clock) if backup else None
-        stage.commit(keep=report.backup)
-    finally:
-        stage.discard()
+    with maintenance.exclusive(home):  # from the copy to the swap: no write or night step lands between
+        stage = StagedMemory(home)
+        try:
+            migrator = _Migrator(stage.home, LongTermStore(stage.home, history=History(home.history)), report, clock)
+            for source in todo:
+                try:
+                    line = getattr(migrator, source.kind)(source)
+                except (ValueError, UnicodeDecodeError) as exc:
+                    raise PortabilityError(f"{source.path} could not be read ({exc}); nothing was changed.") from exc
+                except OSError as exc:
+                    raise StorageError(describe_os_error(exc, source.path)) from exc
+                report.done.append(line)
+            report.backup = backup_target(home, "migrate", clock) if backup else None
+            stage.commit(keep=report.backup)
+        finally:
+            stage.discard()
     for source in todo:
         _keep_original(source.path, report)
     live = store or LongTermStore(home)

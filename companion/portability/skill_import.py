@@ -24,12 +24,15 @@ from companion.portability.archive import extract_archive
 from companion.atomic import atomic_write, describe_os_error
 from companion.portability.backup import backup_target
 from companion.memory.daylog import read_file
-from companion.memory.document import parse_document, split_frontmatter
+from companion.memory.document import Document, parse_document, split_frontmatter
 from companion.memory.history import History
+from companion.curate.gate import MemoryWriter
+from companion.curate.policy import Actor
+from companion.memory import maintenance
 from companion.memory.longterm import MAX_FILE_BYTES, LongTermStore
 from companion.memory.records import Record
 from companion.memory.swap import StagedMemory, scratch_folder
-from companion.portability.merge import FUTURE_SLACK, DayLogMerger, merge_body, rewrite_citations
+from companion.portability.merge import FUTURE_SLACK, DayLogMerger, MergeCount, merge_body, rewrite_citations
 from companion.portability.skill_doc import DIGEST_LEVELS
 from companion.paths import LONG_TERM_FILES, Home
 
@@ -55,6 +58,7 @@ class ImportReport:
     backup: Path | None = None
     entries_added: dict[str, int] = field(default_factory=dict)
     entries_skipped: int = 0
+    entries_refused: int = 0  # lines the write policy kept out: secrets, instructions to the assistant
     files_replaced: list[str] = field(default_factory=list)
     records_added: int = 0
     records_skipped: int = 0
@@ -69,6 +73,8 @@ class ImportReport:
             out.append(f"Entries added: {added}; {self.entries_skipped} already known were skipped.")
         else:
             out.append(f"Replaced: {', '.join(self.files_replaced) or 'nothing'}.")
+        if self.entries_refused:
+            out.append(f"Left out {self.entries_refused} entries that hold a secret or an instruction to the assistant.")
         out.append(f"Day-log records added: {self.records_added}; {self.records_skipped} already present.")
         out.append(f"Digests added: {self.digests_added}; {self.digests_kept} existing kept.")
         out.extend(self.notes)
@@ -271,21 +277,28 @@ class _Importer:
 
     def merge_long_term(self, texts: dict[str, str], id_map: dict[str, str]) -> None:
         rewrite = rewrite_citations(id_map)
+        writer = MemoryWriter(self.store)
         for name, raw in texts.items():
-            doc = self.store.read(name)
-            body, count = merge_body(doc.body, split_frontmatter(raw)[2], rewrite)
-            if count.added:
-                self.store.write(name, doc.with_body(body), doc.sha, actor="import")
-            self.report.entries_added[name] = count.added
-            self.report.entries_skipped += count.skipped
+            counts: list[MergeCount] = []
+
+            def merged(doc: Document, source: str = split_frontmatter(raw)[2]) -> str:
+                body, count = merge_body(doc.body, source, rewrite)
+                counts[:] = [count]
+                return doc.with_body(body)
+
+            writer.merge_in(name, merged, actor=Actor.IMPORT)
+            self.report.entries_added[name] = counts[0].added
+            self.report.entries_skipped += counts[0].skipped
+            self.report.entries_refused += counts[0].secrets
             self.step(name)
 
     def replace_long_term(self, texts: dict[str, str]) -> None:
+        writer = MemoryWriter(self.store)
         for name, raw in texts.items():
-            doc = self.store.read(name)
-            front, _, body = split_frontmatter(raw)
-            self.store.write(name, raw if front else doc.front + body, doc.sha, actor="import")
+            _, filtered = writer.replace_with(name, raw, actor=Actor.IMPORT)
             self.report.files_replaced.append(name)
+            self.report.entries_refused += filtered.refused
+            self.report.entries_skipped += filtered.repeated
             self.step(name)
         for name in LONG_TERM_FILES:
             if name not in texts:
@@ -334,28 +347,36 @@ def import_memory(
         day_files = [_inside(chosen, p, MAX_DAY_FILE_BYTES) for p in _day_files(root, report)]
         digest_files = [_inside(chosen, p, MAX_FILE_BYTES) for p in _digest_files(root, report)]
         texts = _read_sources(sources)
-        stage = StagedMemory(home)
-        try:
-            staged = LongTermStore(stage.home, history=History(home.history))
-            now = clock().astimezone()
-            importer = _Importer(stage.home, staged, report, progress, cancelled,
-                                 len(texts) + len(day_files) + len(digest_files), now)
-            if mode == "merge":
-                importer.merge_long_term(texts, importer.merge_logs(day_files))
-            else:
-                importer.replace_logs(day_files)
-                importer.replace_long_term(texts)
-            importer.digests(digest_files, replace=mode == "replace")
-            if importer.future:
-                report.notes.append(f"Left out {importer.future} records dated in the future.")
-            if cancelled is not None and cancelled():
-                raise TransferCancelledError("Import stopped; nothing was changed.")
-            report.backup = backup_target(home, "import", clock)
-            stage.commit(keep=report.backup)
-        except OSError as exc:
-            raise StorageError(f"{describe_os_error(exc, home.memory)} Nothing was changed.") from exc
-        finally:
-            stage.discard()
+        with maintenance.exclusive(home):  # from the copy to the swap: no write or night step lands between
+            _import_staged(home, mode, texts, day_files, digest_files, report, progress, cancelled, clock)
     for name in LONG_TERM_FILES:
         store.announce(name)
     return report
+
+
+def _import_staged(home: Home, mode: Mode, texts: dict[str, str], day_files: list[Path], digest_files: list[Path],
+                   report: ImportReport, progress: Progress | None, cancelled: Callable[[], bool] | None,
+                   clock: Callable[[], datetime]) -> None:
+    """The import on a staged copy of the memory, swapped in at the end (the caller holds the memory lock)."""
+    stage = StagedMemory(home)
+    try:
+        staged = LongTermStore(stage.home, history=History(home.history))
+        now = clock().astimezone()
+        importer = _Importer(stage.home, staged, report, progress, cancelled,
+                             len(texts) + len(day_files) + len(digest_files), now)
+        if mode == "merge":
+            importer.merge_long_term(texts, importer.merge_logs(day_files))
+        else:
+            importer.replace_logs(day_files)
+            importer.replace_long_term(texts)
+        importer.digests(digest_files, replace=mode == "replace")
+        if importer.future:
+            report.notes.append(f"Left out {importer.future} records dated in the future.")
+        if cancelled is not None and cancelled():
+            raise TransferCancelledError("Import stopped; nothing was changed.")
+        report.backup = backup_target(home, "import", clock)
+        stage.commit(keep=report.backup)
+    except OSError as exc:
+        raise StorageError(f"{describe_os_error(exc, home.memory)} Nothing was changed.") from exc
+    finally:
+        stage.discard()

@@ -13,7 +13,7 @@ from companion.llm.base import Backend, GenerationOptions, Message, collect
 from companion.memory.records import Record
 from companion.curate.sensitive import mask
 from companion.memory import entries as E
-from companion.curate.apply import PERSONA_REQUEST
+from companion.curate.policy import PERSONA_REQUEST
 from companion.curate.ops import MAX_TEXT, SECTIONS, Op
 
 log = logging.getLogger(__name__)

@@ -18,12 +18,15 @@ from companion.memory.longterm import LongTermStore, locked_by_user
 from companion.memory.records import Record
 from companion.paths import Home
 from companion.curate import extract as rules
-from companion.curate.apply import Context, apply_file
-from companion.curate.consolidate import consolidate
+from companion.curate.apply import Context
+from companion.curate.gate import MemoryWriter, forget_matcher, forgotten_later
+from companion.curate.requests import memory_request
+from companion.curate.policy import Actor
+from companion.memory import maintenance
 from companion.sleep.cursor import Cursor, cursor_path
 from companion.sleep.digests import update_digests
 from companion.sleep.distill import ModelStats, chunk_records, conversational, distill_chunk, record_budget
-from companion.curate.ops import Op, Outcome
+from companion.curate.ops import APPLIED, Op, Outcome
 from companion.sleep.model_check import skip_reason
 from companion.sleep.report import ReportStore, SleepReport, cost_summary, new_report_id
 
@@ -60,6 +63,7 @@ class SleepJob:
         self.check_model = check_model  # probe the model first and skip it when it adds nothing
         self.clock = clock
         self.store = store or LongTermStore(home)
+        self.writer = MemoryWriter(self.store)
         self.daylog = DayLog(home.days, clock)
         self.reports = ReportStore(home)
         self.progress = progress or (lambda message: None)
@@ -112,6 +116,7 @@ class SleepJob:
 
     def _run(self, only: date | None, dry_run: bool) -> SleepReport:
         started = self.clock()
+        forgets = maintenance.generation(self.home)
         t0 = time.perf_counter()
         report = SleepReport(new_report_id(started), started.isoformat(timespec="seconds"), dry_run=dry_run)
         cursor = Cursor.load(self.cursor_path)
@@ -128,43 +133,67 @@ class SleepJob:
                 if reason:
                     backend = None
                     report.notes.append(f"Rules only: {reason}.")
-            for pending in days:
+            for listed in days:
                 self._check()
-                self.progress(f"Distilling {pending.day.isoformat()} ({len(pending.new)} new records)")
-                report.outcomes.extend(self._distill_day(pending, started.date(), backend, costs, dry_run))
-                report.records += len(pending.new)
-                if pending.new:
-                    report.days.append(pending.day.isoformat())
-                distilled.add(pending.day)
-                if not dry_run:
-                    last = max((r.seq for r in pending.records), default=0)
-                    cursor.advance(pending.day, last, pending.size)
-                    cursor.save()  # per day: a killed run resumes at the next day
+                self.progress(f"Distilling {listed.day.isoformat()} ({len(listed.new)} new records)")
+                # One step: read the day, distill it, write what it learned, move the cursor. A forget or an
+                # import holds the memory lock exclusively, so it comes wholly before or after a step.
+                with maintenance.shared(self.home):
+                    pending = self._reread(listed, cursor)
+                    if pending is None:
+                        continue
+                    report.outcomes.extend(self._distill_day(pending, started.date(), backend, costs, dry_run))
+                    report.records += len(pending.new)
+                    if pending.new:
+                        report.days.append(pending.day.isoformat())
+                    distilled.add(pending.day)
+                    if not dry_run:
+                        last = max((r.seq for r in pending.records), default=0)
+                        cursor.advance(pending.day, last, pending.size)
+                        cursor.save()  # per day: a killed run resumes at the next day
             if only is None:  # upcoming events whose date has passed move to the timeline
-                ctx = Context({}, started.date())
+                ctx = Context({}, started.date(), actor=Actor.SLEEP)
                 if not locked_by_user(self.store.path("MEMORY.md")):
-                    report.outcomes.extend(apply_file(self.store, "MEMORY.md", [], ctx, dry_run=dry_run))
+                    report.outcomes.extend(self.writer.apply_ops("MEMORY.md", [], ctx, dry_run=dry_run))
                 if not any(locked_by_user(self.store.path(name)) for name in ("USER.md", "MEMORY.md")):
                     self.progress("Checking memory for duplicates and contradictions")
-                    report.outcomes.extend(consolidate(self.store, started.date(), dry_run=dry_run))
+                    report.outcomes.extend(self.writer.audit(started.date(), dry_run=dry_run))
             self.progress("Writing digests")
-            written = update_digests(
-                self.home, self.daylog, started.date(), backend=backend, model_days=distilled,
-                stats=costs.setdefault("digests", ModelStats()), dry_run=dry_run, check=self._check,
-            )
+            with maintenance.shared(self.home):  # digests are read from the day logs a forget scrubs
+                written = update_digests(
+                    self.home, self.daylog, started.date(), backend=backend, model_days=distilled,
+                    stats=costs.setdefault("digests", ModelStats()), dry_run=dry_run, check=self._check,
+                )
             report.digests = [f"{w.period}/{w.key}" + ("" if w.generator == "dry-run" else f" ({w.generator})") for w in written]
         except SleepCancelledError:
             report.cancelled = True
         report.stats = cost_summary(costs, time.perf_counter() - t0)
         report.finished = self.clock().isoformat(timespec="seconds")
         if not dry_run:
-            self._finish(report, cursor, started)
+            with maintenance.shared(self.home):
+                if maintenance.generation(self.home) != forgets:
+                    self._after_forget(report)
+                self._finish(report, cursor, started)
         return report
+
+    def _after_forget(self, report: SleepReport) -> None:
+        """Something was forgotten while the night ran: the report keeps only changes whose entry is still
+        in the files, and no refused text (it may be what was forgotten)."""
+        bodies = {name: self.store.read(name).body for name in FILES}
+        kept = [o for o in report.outcomes if o.status in APPLIED and o.line and o.line in bodies.get(o.op.file, "")]
+        if len(kept) != len(report.outcomes):
+            report.notes.append("Something was forgotten while the night ran; this report leaves out what is no longer kept.")
+        report.outcomes = kept
+
+    def _reread(self, listed: PendingDay, cursor: Cursor) -> PendingDay | None:
+        """The day as it is now, under the memory lock: a forget may have scrubbed it, an import added to it."""
+        fresh = self.pending_days(cursor, listed.day)
+        return fresh[0] if fresh else None
 
     def _distill_day(
         self, pending: PendingDay, today: date, backend: Backend | None, costs: dict[str, ModelStats], dry_run: bool
     ) -> list[Outcome]:
-        ctx = Context({r.id: r for r in pending.records}, today)
+        ctx = Context({r.id: r for r in pending.records}, today, actor=Actor.SLEEP)
         new = conversational(pending.new)
         proposed: dict[str, list[Op]] = {name: [] for name in FILES}
         first_new = min((r.seq for r in new), default=0)
@@ -172,6 +201,7 @@ class SleepJob:
         for op in rules.extract(new, context=earlier):
             proposed[op.file].append(op)
         outcomes: list[Outcome] = []
+        forgets = _forget_requests(pending.records)
         if backend is not None and new:
             chunks = chunk_records(new, backend, record_budget(backend))
             for chunk in chunks:
@@ -181,10 +211,11 @@ class SleepJob:
                     proposed[name].extend(distill_chunk(backend, name, body, chunk, costs.setdefault(name, ModelStats())))
         for name in FILES:
             self._check()
+            proposed[name] = [op for op in proposed[name] if not forgotten_later(op, ctx.records, forgets)]
             if proposed[name] and locked_by_user(self.store.path(name)):  # the user made it read-only
                 outcomes.extend(Outcome(op, "refused", f"{name} is read-only") for op in proposed[name])
             elif proposed[name]:
-                outcomes.extend(apply_file(self.store, name, proposed[name], ctx, dry_run=dry_run))
+                outcomes.extend(self.writer.apply_ops(name, proposed[name], ctx, dry_run=dry_run))
         return outcomes
 
     def _finish(self, report: SleepReport, cursor: Cursor, started: datetime) -> None:
@@ -202,3 +233,16 @@ class SleepJob:
             if cursor.mark(record.day).seq == record.seq - 1:
                 cursor.advance(record.day, record.seq, path.stat().st_size)
                 cursor.save()
+
+
+def _forget_requests(records: list[Record]) -> list[tuple[Record, Callable[[str], bool]]]:
+    """The user's "forget ..." messages of a day, each with what it names."""
+    found = []
+    for record in records:
+        if record.role != "user" or record.private:
+            continue
+        request = memory_request(record.text)
+        matcher = forget_matcher(request.text) if request is not None and request.kind == "forget" else None
+        if matcher is not None:
+            found.append((record, matcher))
+    return found

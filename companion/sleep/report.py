@@ -11,6 +11,8 @@ from typing import Any
 
 from companion.errors import CompanionError, SchemaVersionError
 from companion.atomic import atomic_write
+from companion.curate.gate import MemoryWriter
+from companion.curate.policy import Actor
 from companion.memory.longterm import LongTermStore
 from companion.paths import Home
 from companion.memory import entries as E
@@ -204,7 +206,7 @@ def undo_entry(store: LongTermStore, report: SleepReport, index: int) -> str:
         return f"The entry is no longer in {name} (it was edited or removed)."
     if outcome.status in ("retired", "merged"):  # the entry was only marked: unmark it
         body = E.replace_line(body, outcome.line, [outcome.old_line])
-        store.write(name, doc.with_body(body), doc.sha, actor="user")
+        MemoryWriter(store).write(name, doc.with_body(body), actor=Actor.RESTORE, expected_sha=doc.sha)
         report.undone.append(index)
         return f"Undone in {name}: {E.entry_text(outcome.old_line)} is active again"
     body = E.remove_line(body, outcome.line)
@@ -212,7 +214,7 @@ def undo_entry(store: LongTermStore, report: SleepReport, index: int) -> str:
         marked = next((l for l in body.splitlines() if E.is_superseded(l) and E.entry_text(l) == E.entry_text(outcome.old_line)), None)
         if marked is not None:
             body = E.replace_line(body, marked, [outcome.old_line])
-    store.write(name, doc.with_body(body), doc.sha, actor="user")
+    MemoryWriter(store).write(name, doc.with_body(body), actor=Actor.RESTORE, expected_sha=doc.sha)
     report.undone.append(index)
     return f"Undone in {name}: {outcome.op.text}"
 

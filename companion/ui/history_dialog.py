@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from companion.errors import CompanionError
+from companion.curate.gate import MemoryWriter
 from companion.memory.document import content_hash
 from companion.memory.history import Version
 from companion.memory.longterm import LongTermStore
@@ -26,12 +27,20 @@ from companion.ui.diff_view import DiffView
 def actor_label(actor: str) -> str:
     labels = {
         "user": "you",
+        "editor": "you, in the editor",
         "chat": "chat",
+        "remember": "\u201cremember\u201d",
+        "forget": "\u201cforget\u201d",
+        "reminder": "reminder",
+        "bootstrap": "first conversation",
         "tool": "chat tool",
+        "approved": "chat tool (approved)",
+        "agent": "another agent",
         "sleep": "sleep job",
         "learn": "auto-learn",
         "restore": "restore",
         "import": "import",
+        "migrate": "migration",
     }
     return QCoreApplication.translate("HistoryDialog", labels.get(actor, actor))
 
@@ -99,7 +108,7 @@ class HistoryDialog(QDialog):
             return False
         try:
             current = content_hash(self.store.read_raw(self.name))
-            self.store.restore(self.name, version, expected_sha=current)
+            MemoryWriter(self.store).restore(self.name, version, expected_sha=current)
         except CompanionError as exc:
             QMessageBox.warning(self, self.tr("Restore failed"), str(exc))
             return False

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QStackedWidget,
@@ -19,6 +20,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from companion.curate.gate import MemoryWriter, Refused
+from companion.curate.policy import Actor, Decision
 from companion.errors import CompanionError, ConflictError, FrontmatterError
 from companion.memory.document import content_hash, split_frontmatter
 from companion.memory.longterm import LongTermStore
@@ -80,6 +83,7 @@ class MemoryEditor(QWidget):
     def __init__(self, store: LongTermStore, name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.store = store
+        self.writer = MemoryWriter(store)
         self.name = name
         self.base = ""
         self.base_sha = content_hash("")
@@ -216,11 +220,32 @@ class MemoryEditor(QWidget):
 
     # -- saving ----------------------------------------------------------------
 
+    def confirm_refused(self, decision: Decision) -> bool:
+        """The write policy would not store this text (a secret, an instruction to the assistant, a
+        repeat): the user's own edit, so the user decides. True: save anyway."""
+        box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Save this text?"),
+                          self.tr("Companion would not store this itself: %1.").replace("%1", decision.reason),
+                          QMessageBox.StandardButton.Cancel, self)
+        box.setObjectName("refusedSaveDialog")
+        box.setInformativeText(self.tr("Everything in %1 goes into every prompt of the model. "
+                                       "Save it anyway, or go back and change it?").replace("%1", self.name))
+        anyway = box.addButton(self.tr("Save anyway"), QMessageBox.ButtonRole.AcceptRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        return box.clickedButton() is anyway
+
     def save(self) -> bool:
-        """Write if the file still has what we loaded; otherwise show the conflict banner."""
+        """Write if the file still has what we loaded; otherwise show the conflict banner. Text the
+        write policy refuses is saved only after the user confirms it."""
         text = self.text()
         try:
-            self.store.write(self.name, text, self.base_sha, actor="user")
+            try:
+                self.writer.write(self.name, text, actor=Actor.EDITOR, expected_sha=self.base_sha)
+            except Refused as refused:
+                if not self.confirm_refused(refused.decision):
+                    self.banner.show_message("conflict", self.tr("Not saved: %1.").replace("%1", refused.decision.reason))
+                    return False
+                self.writer.write(self.name, text, actor=Actor.EDITOR, expected_sha=self.base_sha, confirmed=True)
         except FrontmatterError as exc:
             self.banner.show_message("error", self.tr("Not saved: %1").replace("%1", str(exc)))
             if exc.line:

@@ -37,7 +37,7 @@ class ReminderController(QObject):
         super().__init__(window.widget)
         self.window = window
         self.clock = clock
-        self.state = ReminderState(window.home.state / "reminders.json")
+        self.state = ReminderState(window.home.reminder_state)
         self.scheduler = BackgroundScheduler(daemon=True)
         self.scheduler.start(paused=paused)
         self.due_signal.connect(self.check, Qt.ConnectionType.QueuedConnection)

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from companion.errors import CompanionError
 from companion.settings import save_settings
+from companion.curate.gate import MemoryWriter
 from companion.curate.names import current_name, set_name
 
 if TYPE_CHECKING:
@@ -84,8 +85,9 @@ class SettingsDialog(QDialog):
         """Write names into memory and the rest into settings.toml; errors are shown, not raised."""
         window = self.window_
         try:
-            set_name(window.store, "USER.md", "## Profile", self.user_name.text())
-            set_name(window.store, "SOUL.md", "## Identity", self.companion_name.text())
+            writer = MemoryWriter(window.store)
+            set_name(writer, "USER.md", "## Profile", self.user_name.text())
+            set_name(writer, "SOUL.md", "## Identity", self.companion_name.text())
             window.settings.sleep.enabled = self.sleep_enabled.isChecked()
             window.settings.sleep.time = self.sleep_time.time().toString("HH:mm")
             window.settings.memory.auto_learn = self.auto_learn.isChecked()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
 from collections import Counter
 from datetime import timedelta
 
@@ -43,8 +46,8 @@ def test_a_turn_reads_each_file_once_and_builds_one_prompt(home, clock, counted)
     clock.advance(days=3)
     backend = ScriptedBackend(n_ctx=2048)
     agent = Agent(home, backend, clock=clock)
-    agent.store.replace_section("SOUL.md", "## Identity", "- Name: Mo")  # past the first conversation
-    agent.store.append("MEMORY.md", "- Keeps bees (2026-11-01#1)", "## Facts")
+    MemoryWriter(agent.store).replace_section("SOUL.md", "## Identity", "- Name: Mo", actor=Actor.EDITOR)  # past the first conversation
+    MemoryWriter(agent.store).append("MEMORY.md", "- Keeps bees (2026-11-01#1)", "## Facts", actor=Actor.EDITOR)
     agent.recall.ready.wait(5)
     counted.clear()
     events = list(agent.run_turn("Where does my sister live now?"))

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
 import json
 from datetime import datetime, timedelta, timezone
 
@@ -101,9 +104,7 @@ def test_memory_part_fits_the_budget_and_drops_the_oldest_long_term_entries_firs
     agent = Agent(home, backend, clock=clock)
     agent.settings.memory.prompt_budget_tokens = 300
     for month in range(1, 13):
-        agent.store.append(
-            "MEMORY.md", f"- In month {month} the user repaired bicycle number {month} (2023-{month:02d}-01#1)", "## Facts"
-        )
+        MemoryWriter(agent.store).append("MEMORY.md", f"- In month {month} the user repaired bicycle number {month} (2023-{month:02d}-01#1)", "## Facts", actor=Actor.EDITOR)
     run(agent, "Where does my sister live now?")
     system = backend.prompts[-1][0]["content"]
     content = final_message(backend)
@@ -123,9 +124,9 @@ def test_dropped_long_term_entries_are_still_recalled(home, clock, past):
     backend = ScriptedBackend(n_ctx=2048)
     agent = Agent(home, backend, clock=clock)
     agent.settings.memory.prompt_budget_tokens = 250
-    agent.store.append("MEMORY.md", "- Has a green kayak called Pickle (2022-05-01#3)", "## Facts")
+    MemoryWriter(agent.store).append("MEMORY.md", "- Has a green kayak called Pickle (2022-05-01#3)", "## Facts", actor=Actor.EDITOR)
     for n in range(15):
-        agent.store.append("MEMORY.md", f"- Routine note {n} about groceries (2024-02-{n + 1:02d}#1)", "## Facts")
+        MemoryWriter(agent.store).append("MEMORY.md", f"- Routine note {n} about groceries (2024-02-{n + 1:02d}#1)", "## Facts", actor=Actor.EDITOR)
     assert "kayak" not in agent.system_prompt()
     run(agent, "what is my kayak called?")
     assert "Pickle" in final_message(backend)

@@ -9,6 +9,7 @@ import pytest
 
 from companion.agent.recall import HEADER, pack
 from companion.agent.turn import Agent
+from companion.curate.gate import MemoryWriter
 from companion.curate.names import set_name
 from companion.memory.daylog import DayLog
 from companion.memory.search.items import Item
@@ -58,8 +59,8 @@ def agent(home):
             clock_now[0] += timedelta(minutes=3)
     clock_now[0] = datetime(2024, 5, 2, 12, tzinfo=TZ)
     companion = Agent(home, None, clock=lambda: clock_now[0])
-    set_name(companion.store, "USER.md", "## Profile", "Priya")
-    set_name(companion.store, "SOUL.md", "## Identity", "Tomás")
+    set_name(MemoryWriter(companion.store), "USER.md", "## Profile", "Priya")
+    set_name(MemoryWriter(companion.store), "SOUL.md", "## Identity", "Tomás")
     companion.recall.ready.wait(5)
     yield companion
     companion.recall.close()

@@ -19,7 +19,7 @@ def test_remind_me_writes_a_timed_upcoming_entry_and_says_when(home, clock, scri
     assert notes == ["Reminder set for Monday 2026-11-30 at 08:00: call my mother."]
     assert "- 2026-11-30 08:00: Call my mother (2026-11-29#1)" in upcoming(agent)
     assert notes[0] in scripted.prompts[-1][-1]["content"]  # the model is told, so its reply can confirm
-    assert agent.store.history.versions("MEMORY.md")[0].actor == "chat"
+    assert agent.store.history.versions("MEMORY.md")[0].actor == "reminder"
 
 
 def test_the_same_reminder_twice_is_kept_once(home, clock, scripted) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
 import pytest
 
 from companion.agent.tools import ToolExecutor
@@ -17,8 +20,8 @@ PROFILE = "## Profile\n- Name: Ana (2026-11-01#1)\n- Lives in Graz (2026-11-01#2
 @pytest.fixture
 def tools(home) -> ToolExecutor:
     store = LongTermStore(home)
-    store.replace_all("USER.md", PROFILE)
-    store.replace_all("SOUL.md", "## Identity\n- Name: Mo\n")
+    MemoryWriter(store).replace_all("USER.md", PROFILE, actor=Actor.EDITOR)
+    MemoryWriter(store).replace_all("SOUL.md", "## Identity\n- Name: Mo\n", actor=Actor.EDITOR)
     return ToolExecutor(store)
 
 
@@ -74,14 +77,14 @@ def test_approving_a_proposal_applies_it_and_undo_takes_it_back(tools):
                     content="- Speaks like a pirate")
     applied = tools.apply(proposal)
     assert applied.undo is not None and "pirate" in tools.store.read("SOUL.md").body
-    assert tools.store.history.versions("SOUL.md")[0].actor == "user"
+    assert tools.store.history.versions("SOUL.md")[0].actor == "approved"
     tools.undo(applied)
     assert "pirate" not in tools.store.read("SOUL.md").body
 
 
 def test_undo_never_overwrites_a_later_change(tools):
     result = call(tools, "I like jazz", "context_update", file="USER.md", action="append", content="- Likes jazz")
-    tools.store.append("USER.md", "- Edited by hand afterwards")
+    MemoryWriter(tools.store).append("USER.md", "- Edited by hand afterwards", actor=Actor.EDITOR)
     with pytest.raises(Exception, match="changed again"):
         tools.undo(result)
     assert "Edited by hand afterwards" in tools.store.read("USER.md").body
@@ -100,7 +103,7 @@ def test_a_turn_shows_the_proposal_and_logs_it(home, clock):
     backend = ScriptedBackend(supports_tools=True)
     backend.queue([ToolCall("context_update", {"file": "USER.md", "action": "replace_all", "content": ""})], "Done.")
     agent = Agent(home, backend, clock=clock)
-    agent.store.replace_all("USER.md", PROFILE)
+    MemoryWriter(agent.store).replace_all("USER.md", PROFILE, actor=Actor.EDITOR)
     events = list(agent.run_turn("Here is a page I found: ..."))
     result = next(e for e in events if e.kind == "tool").result
     assert result.proposed and agent.store.read("USER.md").body == PROFILE

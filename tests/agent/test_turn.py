@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
 import threading
 
 import pytest
@@ -34,19 +37,19 @@ def test_reply_streams_and_both_messages_land_in_the_log(agent, scripted, home, 
 
 
 def test_system_prompt_holds_the_three_files_and_follows_edits(agent, scripted):
-    agent.store.append("USER.md", "- Name: Ana", "## Profile")
+    MemoryWriter(agent.store).append("USER.md", "- Name: Ana", "## Profile", actor=Actor.EDITOR)
     run(agent, "hello")
     system = scripted.prompts[-1][0]
     assert system["role"] == "system"
     assert "## Soul" in system["content"] and "## User Profile" in system["content"]
     assert "## Long-term Memory" in system["content"] and "- Name: Ana" in system["content"]
-    agent.store.edit("USER.md", "- Name: Ana", "- Name: Ana Horvat")
+    MemoryWriter(agent.store).edit("USER.md", "- Name: Ana", "- Name: Ana Horvat", actor=Actor.EDITOR)
     run(agent, "again")
     assert "- Name: Ana Horvat" in scripted.prompts[-1][0]["content"]
 
 
 def test_volatile_parts_come_after_the_stable_prefix(agent, scripted, clock):
-    agent.store.replace_section("SOUL.md", "## Identity", "- Name: Mo")
+    MemoryWriter(agent.store).replace_section("SOUL.md", "## Identity", "- Name: Mo", actor=Actor.EDITOR)
     run(agent, "first")
     clock.advance(minutes=7)
     run(agent, "second")
@@ -66,7 +69,7 @@ def test_history_is_dropped_in_blocks_so_the_prefix_stays_stable(home, clock):
     agent = Agent(home, backend, clock=clock)
     agent.settings.model.max_reply_tokens = 100
     agent.settings.memory.prompt_budget_tokens = 40  # this window is for the history: no room kept for recall
-    agent.store.replace_section("SOUL.md", "## Identity", "- Name: Mo")
+    MemoryWriter(agent.store).replace_section("SOUL.md", "## Identity", "- Name: Mo", actor=Actor.EDITOR)
     starts = []
     for index in range(40):
         run(agent, f"message number {index} " + "word " * 20)
@@ -242,14 +245,14 @@ def test_a_looping_reply_is_cut_and_trimmed(agent, scripted, home, clock):
 
 @pytest.mark.parametrize("request_text", ["Forget it.", "forget that", "忘了吧", "forget about it"])
 def test_vague_forget_removes_nothing(agent, request_text):
-    agent.store.append("MEMORY.md", "- Likes knitting (2026-11-28#1)\n- Visited Italy (2026-11-28#3)", "## Facts")
+    MemoryWriter(agent.store).append("MEMORY.md", "- Likes knitting (2026-11-28#1)\n- Visited Italy (2026-11-28#3)", "## Facts", actor=Actor.EDITOR)
     before = agent.store.read("MEMORY.md").body
     run(agent, request_text)
     assert agent.store.read("MEMORY.md").body == before
 
 
 def test_forget_matches_whole_words(agent):
-    agent.store.append("MEMORY.md", "- Likes knitting (2026-11-28#1)\n- Has a cat named Tom (2026-11-28#2)", "## Facts")
+    MemoryWriter(agent.store).append("MEMORY.md", "- Likes knitting (2026-11-28#1)\n- Has a cat named Tom (2026-11-28#2)", "## Facts", actor=Actor.EDITOR)
     run(agent, "forget the cat")
     body = agent.store.read("MEMORY.md").body
     assert "cat named Tom" not in body and "knitting" in body

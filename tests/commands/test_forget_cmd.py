@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
 import io
 
 import pytest
@@ -22,7 +25,7 @@ def _everywhere(home: Home, word: str) -> list[str]:
 
 def test_forget_command_asks_then_erases(home: Home, capsys: pytest.CaptureFixture[str]) -> None:
     DayLog(home.days).append("user", "My locker code is under the blue mat.")
-    LongTermStore(home).append("MEMORY.md", "- Locker code is under the blue mat", "## Facts")
+    LongTermStore(home)._append("MEMORY.md", "- Locker code is under the blue mat", "## Facts", actor=Actor.EDITOR)  # the user typed it
     assert main(["--home", str(home.root), "forget", "locker", "code"]) == 0  # no terminal: no yes
     out = capsys.readouterr().out
     assert "Removed from memory" in out and "Also found in 1 message on 1 day" in out and "--yes" in out

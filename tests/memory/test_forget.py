@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
 import json
 
 from companion.agent.memory_requests import MemoryRequests, forget_everywhere, forget_matcher
@@ -27,8 +30,8 @@ def test_forget_everywhere_reaches_every_copy(home: Home, clock) -> None:
     log.append("assistant", "Noted: shellfish allergy.")
     log.append("user", "What's the weather?")
     store = LongTermStore(home)
-    store.append("USER.md", "- Allergic to shellfish (2026-11-29#1)", "## Profile")
-    store.append("USER.md", "- Likes jazz (2026-11-29#1)", "## Profile")  # a version with the entry is kept
+    MemoryWriter(store).append("USER.md", "- Allergic to shellfish (2026-11-29#1)", "## Profile", actor=Actor.EDITOR)
+    MemoryWriter(store).append("USER.md", "- Likes jazz (2026-11-29#1)", "## Profile", actor=Actor.EDITOR)  # a version with the entry is kept
     digest = home.digests / "day" / "2026-11-29.md"
     digest.parent.mkdir(parents=True, exist_ok=True)
     digest.write_text("# 2026-11-29\n- The user is allergic to shellfish\n- Talked about jazz\n", encoding="utf-8")

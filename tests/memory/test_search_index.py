@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
 import os
 from datetime import date, datetime, timedelta, timezone
 
@@ -93,7 +96,7 @@ def test_outside_edit_of_a_day_log_is_found_at_start(home, log):
 
 def test_long_term_entries_and_digests_are_indexed_with_lines_and_citations(home, log):
     store = LongTermStore(home)
-    store.append("MEMORY.md", "- Allergic to peanuts (2024-03-01#1)", "## Facts")
+    MemoryWriter(store).append("MEMORY.md", "- Allergic to peanuts (2024-03-01#1)", "## Facts", actor=Actor.EDITOR)
     digest = home.digests / "week" / "2024-W09.md"
     digest.parent.mkdir(parents=True)
     digest.write_text("# Week 9\n\n- Talked about the cello and practice plans\n", encoding="utf-8")
@@ -111,16 +114,16 @@ def test_long_term_edit_is_seen_after_mark_dirty(home, log):
     store = LongTermStore(home)
     index = open_index(home)
     store.subscribe(lambda name, doc: index.mark_dirty(store.path(name)))
-    store.append("USER.md", "- Works as a nurse in Porto")
+    MemoryWriter(store).append("USER.md", "- Works as a nurse in Porto", actor=Actor.EDITOR)
     index.refresh()
     assert texts(index, "nurse") == ["Works as a nurse in Porto"]
-    store.edit("USER.md", "nurse in Porto", "doctor in Porto")
+    MemoryWriter(store).edit("USER.md", "nurse in Porto", "doctor in Porto", actor=Actor.EDITOR)
     index.refresh()
     assert texts(index, "nurse") == [] and texts(index, "doctor") == ["Works as a doctor in Porto"]
 
 
 def test_filters_by_kind_and_date(home, log):
-    LongTermStore(home).append("MEMORY.md", "- Cello teacher is Mrs Park (2024-03-05#2)", "## Facts")
+    MemoryWriter(LongTermStore(home)).append("MEMORY.md", "- Cello teacher is Mrs Park (2024-03-05#2)", "## Facts", actor=Actor.EDITOR)
     index = open_index(home)
     assert {h.item.kind for h in search(index, SearchQuery("cello"))} == {"turn", "entry"}
     assert texts(index, "cello", kinds=("turn",)) == ["I started learning the cello last month"]
@@ -148,11 +151,11 @@ def test_a_corrupt_or_missing_index_is_rebuilt(home, log, damage):
 
 def test_recall_counts_survive_a_rebuild_of_a_file(home, log):
     store = LongTermStore(home)
-    store.append("MEMORY.md", "- Plays tennis on Fridays", "## Facts")
+    MemoryWriter(store).append("MEMORY.md", "- Plays tennis on Fridays", "## Facts", actor=Actor.EDITOR)
     index = open_index(home)
     hit = search(index, SearchQuery("tennis"))[0]
     index.record_hits([hit.item, hit.item])
-    store.append("MEMORY.md", "- Another fact", "## Facts")
+    MemoryWriter(store).append("MEMORY.md", "- Another fact", "## Facts", actor=Actor.EDITOR)
     index.mark_dirty(store.path("MEMORY.md"))
     index.refresh()
     candidates = index.match({"tennis": 1.0})

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
 from datetime import date, datetime, timedelta, timezone
 
 from companion.memory.daylog import DayLog
@@ -60,7 +63,7 @@ def test_lately_queries_lean_on_recency(home):
 
 def test_long_term_entries_never_decay(home):
     store = LongTermStore(home)
-    store.append("MEMORY.md", "- Favourite dish: mushroom risotto (2020-01-01#1)", "## Facts")
+    MemoryWriter(store).append("MEMORY.md", "- Favourite dish: mushroom risotto (2020-01-01#1)", "## Facts", actor=Actor.EDITOR)
     write_days(home, {date(2024, 3, 9): ["We had risotto, the mushroom one was fine"]})
     hits = search(open_index(home), SearchQuery("favourite mushroom risotto", today=date(2024, 3, 10)),
                   RankSettings(decay="multiply", half_life_days=30))

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
 import pytest
 
 from companion.memory import sections
@@ -89,8 +92,8 @@ def test_writers_that_name_english_sections_land_under_the_chinese_ones(tmp_path
     home = Home(tmp_path / "zh")
     ensure_home(home, "zh")
     store = LongTermStore(home)
-    store.append("MEMORY.md", "- 喜欢喝龙井 (2026-11-30#1)", "## Facts")
-    store.replace_section("SOUL.md", "## Identity", "- 名字：小白")
+    MemoryWriter(store).append("MEMORY.md", "- 喜欢喝龙井 (2026-11-30#1)", "## Facts", actor=Actor.EDITOR)
+    MemoryWriter(store).replace_section("SOUL.md", "## Identity", "- 名字：小白", actor=Actor.EDITOR)
     memory, soul = store.read("MEMORY.md").body, store.read("SOUL.md").body
     assert memory.split("## 事实")[1].split("##")[0].strip() == "- 喜欢喝龙井 (2026-11-30#1)"
     assert "## 身份\n- 名字：小白" in soul

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
 import shutil
 from datetime import datetime
 from pathlib import Path
@@ -66,7 +69,7 @@ def test_legacy_memory_file_to_user_and_memory(home: Home, legacy: Path) -> None
     assert not (legacy / "memory.jsonl").exists() and (legacy / "memory.jsonl.bak").exists()
     assert any("1 unreadable lines" in n for n in report.notes)
     assert report.backup is not None and (report.backup / "USER.md").exists()
-    assert LongTermStore(home).history.versions("USER.md")[0].actor == "import"
+    assert LongTermStore(home).history.versions("USER.md")[0].actor == "migrate"
 
     before = (home.memory / "USER.md").read_bytes(), (home.memory / "MEMORY.md").read_bytes()
     assert detect(legacy / "memory.jsonl") == []  # the original is now .bak: a second run finds nothing
@@ -108,7 +111,7 @@ def test_config_personality_to_soul(home: Home, legacy: Path) -> None:
 
 
 def test_free_text_personality_and_existing_name(home: Home, legacy: Path) -> None:
-    LongTermStore(home).append("SOUL.md", "- Name: Xiaoyu", section="Identity")
+    MemoryWriter(LongTermStore(home)).append("SOUL.md", "- Name: Xiaoyu", section="Identity", actor=Actor.EDITOR)
     migrate_path(home, legacy / "text-persona")
     assert "- You are a calm, patient tutor who explains step by step." in body(home, "SOUL.md")
     report = migrate_path(home, legacy / "config.json")

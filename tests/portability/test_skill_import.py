@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
 import json
 import shutil
 import stat
@@ -147,7 +150,7 @@ def test_plain_markdown_folder_is_merged_by_section(home: Home) -> None:
 
 
 def test_duplicates_follow_the_dedupe_rule(home: Home, tmp_path: Path) -> None:
-    LongTermStore(home).append("USER.md", "- prefers METRIC units", section="Preferences")
+    MemoryWriter(LongTermStore(home)).append("USER.md", "- prefers METRIC units", section="Preferences", actor=Actor.EDITOR)
     src = tmp_path / "src"
     src.mkdir()
     (src / "USER.md").write_text("## Preferences\n- Prefers metric units (2026-01-01#4)\n- Likes jazz\n", encoding="utf-8")

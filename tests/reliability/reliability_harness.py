@@ -8,6 +8,9 @@ It prints one JSON object: iterations, violations (with the first few described)
 
 from __future__ import annotations
 
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
 import argparse
 import json
 import logging
@@ -304,6 +307,13 @@ class SleepLoop:
 # -- target: export --------------------------------------------------------------------------
 
 
+_DISTINCT_WORDS = (
+    "apple river mountain violin lantern harbor meadow copper falcon orchid quartz saddle tundra walnut "
+    "yacht zephyr amber basil cedar dune ember fjord garnet hazel iris jasper kelp lotus maple nectar "
+    "opal pepper quince raven sage thistle umber velvet willow yarrow"
+).split()
+
+
 class ExportLoop:
     max_delay = 0.3
 
@@ -311,8 +321,9 @@ class ExportLoop:
         self.home, self.rng = home, rng
         self.dest = home.root.parent / (home.root.name + "-exports")
         self.n = 0
-        for i in range(40):  # something to copy
-            LongTermStore(home).append("MEMORY.md", f"- fact {i} (2026-11-29#1)", "## Facts")
+        writer = MemoryWriter(LongTermStore(home))
+        for i, word in enumerate(_DISTINCT_WORDS):  # something to copy; distinct, so none is a duplicate
+            writer.append("MEMORY.md", f"- Fact {i} is about {word} (2026-11-29#1)", "## Facts", actor=Actor.EDITOR)
         self.before = _snapshot(home.memory)
         self.counts = {"exports finished": 0, "exports killed": 0}
 
@@ -356,7 +367,7 @@ class ImportLoop:
         for i in range(60):
             log.append("user", f"imported message {i:03d}")
             if i % 2 == 0:
-                store.append("MEMORY.md", f"- Imported fact {i:03d} (2026-11-29#{i + 1})", "## Facts")
+                MemoryWriter(store).append("MEMORY.md", f"- Imported fact {i:03d} (2026-11-29#{i + 1})", "## Facts", actor=Actor.EDITOR)
         self.archive = home.root.parent / "source.zip"
         export_memory(source, self.archive, ExportOptions(as_zip=True, include_logs=True))
         self.completed = False
@@ -429,7 +440,7 @@ def _writers(store: LongTermStore, tag: str, count: int, conflicts: list[int]) -
         for i in range(count):
             def write(i: int = i) -> None:
                 doc = store.read("MEMORY.md")
-                store.write("MEMORY.md", doc.with_body(doc.body + f"- editor {tag} line {i:04d}\n"), doc.sha, "user")
+                MemoryWriter(store).write("MEMORY.md", doc.with_body(doc.body + f"- editor {tag} line {i:04d}\n"), expected_sha=doc.sha, actor=Actor.EDITOR)
             _retrying(write, conflicts)
 
     def tool() -> None:
@@ -449,7 +460,7 @@ def _writers(store: LongTermStore, tag: str, count: int, conflicts: list[int]) -
         for i in range(count):
             def write(i: int = i) -> None:
                 doc = store.read("MEMORY.md")
-                store.append("MEMORY.md", f"- sleep {tag} line {i:04d}", "## Timeline", expected_sha=doc.sha, actor="sleep")
+                MemoryWriter(store).append("MEMORY.md", f"- sleep {tag} line {i:04d}", "## Timeline", expected_sha=doc.sha, actor=Actor.SLEEP)
             _retrying(write, conflicts)
 
     def daytime() -> None:  # idle-time learning after a reply (rule path; it retries conflicts itself)

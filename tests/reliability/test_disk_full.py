@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
 import errno
 import os
 from pathlib import Path
@@ -77,16 +80,16 @@ def test_day_log_append_on_a_full_disk(home: Home, clock, monkeypatch: pytest.Mo
 @pytest.mark.parametrize("target", ["replace", "fsync", "fdopen"])
 def test_long_term_save_on_a_full_disk(home: Home, monkeypatch: pytest.MonkeyPatch, target: str) -> None:
     store = LongTermStore(home)
-    store.append("MEMORY.md", "- Likes tea (2026-11-29#1)", "## Facts")
+    MemoryWriter(store).append("MEMORY.md", "- Likes tea (2026-11-29#1)", "## Facts", actor=Actor.EDITOR)
     path = home.long_term("MEMORY.md")
     before = path.read_bytes()
     monkeypatch.setattr(os, target, full_fdopen if target == "fdopen" else enospc)
     with pytest.raises(StorageError, match="disk is full"):
-        store.append("MEMORY.md", "- Likes coffee (2026-11-29#2)", "## Facts")
+        MemoryWriter(store).append("MEMORY.md", "- Likes coffee (2026-11-29#2)", "## Facts", actor=Actor.EDITOR)
     monkeypatch.setattr(os, target, {"replace": REAL_REPLACE, "fsync": REAL_FSYNC, "fdopen": REAL_FDOPEN}[target])
     assert path.read_bytes() == before
     assert temp_files(home) == []
-    store.append("MEMORY.md", "- Likes coffee (2026-11-29#2)", "## Facts")
+    MemoryWriter(store).append("MEMORY.md", "- Likes coffee (2026-11-29#2)", "## Facts", actor=Actor.EDITOR)
     assert b"- Likes coffee" in path.read_bytes() and b"- Likes tea" in path.read_bytes()
 
 

@@ -3,6 +3,9 @@ and files end in the project's own errors, never a crash, never a write outside 
 
 from __future__ import annotations
 
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
 import json
 import os
 import tempfile
@@ -55,7 +58,7 @@ def _sandbox() -> tuple[Path, Home, dict[str, bytes]]:
     home = Home(root / "home")
     ensure_home(home)
     (root / "outside.md").write_text("keep", encoding="utf-8")
-    LongTermStore(home).append("MEMORY.md", "- Existing fact (2026-11-28#1)", "## Facts")
+    MemoryWriter(LongTermStore(home)).append("MEMORY.md", "- Existing fact (2026-11-28#1)", "## Facts", actor=Actor.EDITOR)
     return root, home, _outside(root, home)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from companion.memory.history import Actor
+
 import json
 import os
 import tempfile
@@ -129,7 +131,7 @@ def test_store_edits_round_trip(front: str, body: str, data: st.DataObject) -> N
     home = _home()
     store = LongTermStore(home)
     try:
-        store.write("MEMORY.md", front + body, None, actor="user")
+        store._write("MEMORY.md", front + body, expected_sha=None, actor=Actor.EDITOR)
     except CompanionError:
         return
     doc = store.read("MEMORY.md")
@@ -138,15 +140,15 @@ def test_store_edits_round_trip(front: str, body: str, data: st.DataObject) -> N
     try:
         if op == "edit":
             old = data.draw(st.sampled_from(doc.body.splitlines(keepends=True) or [""]))
-            after = store.edit("MEMORY.md", old, new, expected_sha=doc.sha)
+            after = store._edit("MEMORY.md", old, new, expected_sha=doc.sha, actor=Actor.EDITOR)
             if _encodable(new):
                 assert after.raw == doc.front + doc.body.replace(old, new, 1)
         elif op == "append":
-            after = store.append("MEMORY.md", new, data.draw(st.none() | headings_st), expected_sha=doc.sha)
+            after = store._append("MEMORY.md", new, data.draw(st.none() | headings_st), expected_sha=doc.sha, actor=Actor.EDITOR)
         elif op == "replace_section":
-            after = store.replace_section("MEMORY.md", data.draw(headings_st), new, expected_sha=doc.sha)
+            after = store._replace_section("MEMORY.md", data.draw(headings_st), new, expected_sha=doc.sha, actor=Actor.EDITOR)
         else:
-            after = store.replace_all("MEMORY.md", new, expected_sha=doc.sha)
+            after = store._replace_all("MEMORY.md", new, expected_sha=doc.sha, actor=Actor.EDITOR)
     except CompanionError:
         assert store.read_raw("MEMORY.md") == doc.raw  # a refused edit changes nothing
         return
@@ -180,7 +182,7 @@ def test_edit_changes_exactly_the_matched_span(front: str, body: str, new: str, 
     home = _home()
     store = LongTermStore(home)
     try:
-        doc = store.write("MEMORY.md", front + body, None, actor="user")
+        doc = store._write("MEMORY.md", front + body, expected_sha=None, actor=Actor.EDITOR)
     except CompanionError:
         return
     if not doc.body:
@@ -190,9 +192,9 @@ def test_edit_changes_exactly_the_matched_span(front: str, body: str, new: str, 
     old = doc.body[start:end]
     if doc.body.find(old, doc.body.find(old) + 1) != -1:  # found twice, overlaps included
         with pytest.raises(AmbiguousMatchError):
-            store.edit("MEMORY.md", old, new, expected_sha=doc.sha)
+            store._edit("MEMORY.md", old, new, expected_sha=doc.sha, actor=Actor.EDITOR)
         return
-    after = store.edit("MEMORY.md", old, new, expected_sha=doc.sha)
+    after = store._edit("MEMORY.md", old, new, expected_sha=doc.sha, actor=Actor.EDITOR)
     assert after.raw == doc.front + doc.body[:start] + new + doc.body[end:]
     assert store.read_raw("MEMORY.md") == after.raw
 

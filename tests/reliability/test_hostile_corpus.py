@@ -3,6 +3,9 @@ hijack, no secret kept, no crash."""
 
 from __future__ import annotations
 
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
 
 import pytest
 
@@ -76,7 +79,7 @@ def test_forget_it_does_not_delete_unrelated_entries(home: Home, clock) -> None:
     store = LongTermStore(home)
     facts = ["- Likes knitting (2026-11-28#1)", "- Works with Python (2026-11-28#2)", "- Visited Italy (2026-11-28#3)"]
     for fact in facts:
-        store.append("MEMORY.md", fact, "## Facts")
+        MemoryWriter(store).append("MEMORY.md", fact, "## Facts", actor=Actor.EDITOR)
     give_persona(home)
     list(Agent(home, ScriptedBackend(), clock=clock).run_turn("Forget it."))  # "never mind", in everyday English
     body = store.read("MEMORY.md").body

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from companion.memory.history import Actor
+
 import pytest
 
 from companion.errors import FrontmatterError
@@ -55,10 +57,10 @@ def test_crlf_file_keeps_its_line_endings_through_edits(home: Home) -> None:
     store = LongTermStore(home)
     path = home.long_term("USER.md")
     path.write_bytes(b"---\r\nschema_version: 1\r\n---\r\n# User\r\n\r\n## Profile\r\n- Name: Lea\r\n")
-    store.append("USER.md", "- Lives in Lyon", "## Profile")
+    store._append("USER.md", "- Lives in Lyon", "## Profile", actor=Actor.EDITOR)
     assert path.read_bytes() == b"---\r\nschema_version: 1\r\n---\r\n# User\r\n\r\n## Profile\r\n- Name: Lea\r\n- Lives in Lyon\n"
     previous = store.history.versions("USER.md")[0]
-    store.restore("USER.md", previous)
+    store._restore("USER.md", previous, expected_sha=None)
     assert path.read_bytes().startswith(b"---\r\nschema_version: 1\r\n---\r\n# User\r\n")
     assert path.read_bytes().endswith(b"- Name: Lea\r\n")
 
@@ -69,7 +71,7 @@ def test_file_with_bytes_that_are_not_utf8_can_still_be_edited(home: Home) -> No
     path = home.long_term("MEMORY.md")
     original = path.read_bytes() + "- 喜欢".encode("gbk") + b"\n"
     path.write_bytes(original)
-    store.append("MEMORY.md", "- Drinks tea (2026-11-29#1)", "## Facts")
+    store._append("MEMORY.md", "- Drinks tea (2026-11-29#1)", "## Facts", actor=Actor.EDITOR)
     saved = path.read_bytes()
     assert "喜欢".encode("gbk") in saved and b"- Drinks tea (2026-11-29#1)" in saved
     snapshot = store.history.versions("MEMORY.md")[0]
@@ -84,7 +86,7 @@ def test_bytes_that_are_not_utf8_in_frontmatter_give_a_clear_error(home: Home) -
 
 def test_lone_surrogate_from_a_tool_is_saved_as_replacement_character(home: Home) -> None:
     store = LongTermStore(home)
-    doc = store.append("MEMORY.md", "- odd \ud800 text, emoji \ud83d\ude00", "## Facts", actor="tool")
+    doc = store._append("MEMORY.md", "- odd \ud800 text, emoji \ud83d\ude00", "## Facts", actor=Actor.TOOL)
     saved = home.long_term("MEMORY.md").read_text(encoding="utf-8")
     assert "- odd \ufffd text, emoji 😀" in saved
     assert store.read("MEMORY.md").sha == doc.sha  # the writer's view matches the disk, so the next CAS works
@@ -107,7 +109,7 @@ def test_an_old_string_that_overlaps_itself_is_ambiguous(home: Home) -> None:
     from companion.errors import AmbiguousMatchError
 
     store = LongTermStore(home)
-    store.replace_all("MEMORY.md", "### Detail\n")
+    store._replace_all("MEMORY.md", "### Detail\n", actor=Actor.EDITOR)
     with pytest.raises(AmbiguousMatchError, match="2 times"):
-        store.edit("MEMORY.md", "##", "#0")  # starts at 0 and at 1: which one was meant?
+        store._edit("MEMORY.md", "##", "#0", actor=Actor.EDITOR)  # starts at 0 and at 1: which one was meant?
     assert store.read("MEMORY.md").body == "### Detail\n"

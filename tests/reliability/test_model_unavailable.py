@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
 from pathlib import Path
 
 import pytest
@@ -27,7 +30,7 @@ def _app_still_usable(home: Home, clock) -> None:  # noqa: ANN001
     assert "not loaded" in events[-1].text
     saved = [r.text for r in agent.daylog.read_day(clock().date()).records if r.role == "user"]
     assert saved == ["are you there?"]
-    LongTermStore(home).append("MEMORY.md", "- Edited without a model (2026-11-29#1)", "## Facts")
+    MemoryWriter(LongTermStore(home)).append("MEMORY.md", "- Edited without a model (2026-11-29#1)", "## Facts", actor=Actor.EDITOR)
     assert "Edited without a model" in LongTermStore(home).read("MEMORY.md").body
 
 

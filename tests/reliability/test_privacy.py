@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
 import os
 import socket
 import stat
@@ -52,7 +55,7 @@ def everyday_use(home: Home, clock, backend) -> None:  # noqa: ANN001 - a clock 
     agent = Agent(home, backend, clock=clock)
     for text in ("My name is Lea and I live in Lyon.", "I like green tea.", "remember I water the plants on Sundays"):
         assert list(agent.run_turn(text))[-1].kind in ("done", "error")
-    LongTermStore(home).append("MEMORY.md", "- Prefers metric units (2026-11-29#1)", "## Facts")
+    MemoryWriter(LongTermStore(home)).append("MEMORY.md", "- Prefers metric units (2026-11-29#1)", "## Facts", actor=Actor.EDITOR)
     clock.advance(days=1)
     SleepJob(home, backend, clock=clock).run()
     export_memory(home, home.root.parent / "export")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
 import subprocess
 import sys
 import textwrap
@@ -35,10 +38,10 @@ def test_processes_racing_on_one_file_lose_no_write(tmp_path: Path) -> None:
 def test_the_loser_of_a_race_gets_a_conflict_error_and_nothing_changes(home: Home) -> None:
     editor, sleep = LongTermStore(home), LongTermStore(home)
     seen_by_editor = editor.read("MEMORY.md")
-    sleep.append("MEMORY.md", "- from the sleep job (2026-11-29#2)", "## Facts", actor="sleep")
+    MemoryWriter(sleep).append("MEMORY.md", "- from the sleep job (2026-11-29#2)", "## Facts", actor=Actor.SLEEP)
     after_sleep = home.long_term("MEMORY.md").read_bytes()
     with pytest.raises(ConflictError, match="changed since it was read"):
-        editor.write("MEMORY.md", seen_by_editor.with_body("# Memory\n(editor's version)\n"), seen_by_editor.sha, "user")
+        MemoryWriter(editor).write("MEMORY.md", seen_by_editor.with_body("# Memory\n(editor's version)\n"), expected_sha=seen_by_editor.sha, actor=Actor.EDITOR)
     assert home.long_term("MEMORY.md").read_bytes() == after_sleep
 
 
@@ -89,7 +92,7 @@ def test_the_real_sleep_job_racing_the_editor_loses_nothing(home: Home, clock) -
                 line = f"- typed by the user {len(saved):05d}"
                 doc = store.read(name)
                 try:
-                    store.write(name, doc.with_body(doc.body + line + "\n"), doc.sha, "user")
+                    MemoryWriter(store).write(name, doc.with_body(doc.body + line + "\n"), expected_sha=doc.sha, actor=Actor.EDITOR)
                     saved.append(line)
                 except ConflictError:
                     conflicts.append(1)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
 import pytest
 
 from companion.agent.turn import Agent
@@ -27,7 +30,7 @@ def fill_memory(home: Home, target_bytes: int) -> int:
         used += len(entries[-1])
         i += 1
     body = doc.body.replace("## Facts\n", "## Facts\n" + "".join(entries), 1)
-    store.write("MEMORY.md", doc.with_body(body), doc.sha, "user")
+    MemoryWriter(store).write("MEMORY.md", doc.with_body(body), expected_sha=doc.sha, actor=Actor.EDITOR)
     return home.long_term("MEMORY.md").stat().st_size
 
 

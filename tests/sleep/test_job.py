@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
 import json
 import os
 import signal
@@ -28,8 +31,8 @@ from tests.sleep.conftest import Writer
 
 
 def _snapshot(home: Home) -> dict[str, str]:
-    """Every file's content, except the lock file the job takes (it holds no data)."""
-    files = (p for p in sorted(home.root.rglob("*")) if p.is_file() and p.name != "sleep.lock")
+    """Every file's content, except the lock files the job takes (they hold no data)."""
+    files = (p for p in sorted(home.root.rglob("*")) if p.is_file() and p.suffix != ".lock")
     return {p.relative_to(home.root).as_posix(): p.read_text(encoding="utf-8") for p in files}
 
 
@@ -141,7 +144,7 @@ def test_undo_single_entry_and_whole_run(home: Home, writer: Writer) -> None:
     index = next(i for i, o in report.applied() if o.op.text == "Allergic to cats")
     assert "Undone" in undo_entry(store, report, index)
     assert "Allergic to cats" not in store.read("USER.md").body
-    store.append("USER.md", "- Typed by hand", "## Profile")  # a later edit survives the whole-run undo
+    MemoryWriter(store).append("USER.md", "- Typed by hand", "## Profile", actor=Actor.EDITOR)  # a later edit survives the whole-run undo
     undo_run(store, report)
     body = store.read("USER.md").body
     assert "- Lives in Paris (2024-05-13#1)" in body and "Berlin" not in body and "~~" not in body

@@ -3,6 +3,9 @@ fact, the job merges and supersedes, reports each change, and undo brings the ol
 
 from __future__ import annotations
 
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
 from companion.llm.scripted import ScriptedBackend
 from companion.memory import entries as E
 from companion.memory.longterm import LongTermStore
@@ -14,8 +17,8 @@ from tests.sleep.conftest import Writer
 
 def test_duplicates_merge_contradictions_supersede_and_undo(home: Home, writer: Writer) -> None:
     store = LongTermStore(home)
-    store.append("USER.md", "- Likes hiking in the mountains (2024-05-01#1)", "## Preferences", actor="user")
-    store.append("USER.md", "- Eats meat (2024-05-01#2)", "## Preferences", actor="user")
+    MemoryWriter(store).append("USER.md", "- Likes hiking in the mountains (2024-05-01#1)", "## Preferences", actor=Actor.EDITOR)
+    MemoryWriter(store).append("USER.md", "- Eats meat (2024-05-01#2)", "## Preferences", actor=Actor.EDITOR)
     ids = writer.at(2024, 5, 13).chat("Mountain hiking is my thing.", "No more meat for me, ever.")
     writer.at(2024, 5, 14, 3)
     backend = ScriptedBackend()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtWidgets import QApplication
 
@@ -65,14 +68,14 @@ def test_external_change_reloads_when_there_are_no_local_edits(qtbot, window: Ma
 
 def test_a_memory_tool_change_shows_in_the_editor(qtbot, window: MainWindow) -> None:
     editor = window.memory_pane.open_file("MEMORY.md")
-    window.store.append("MEMORY.md", "- Added by the chat tool", actor="tool")
+    MemoryWriter(window.store).append("MEMORY.md", "- Added by the chat tool", actor=Actor.TOOL)
     qtbot.waitUntil(lambda: "Added by the chat tool" in editor.text(), timeout=5000)
 
 
 def test_external_change_while_editing_shows_the_conflict_banner(qtbot, window: MainWindow, home: Home) -> None:
     editor = window.memory_pane.open_file("USER.md")
     editor.editor.appendPlainText("- my local edit")
-    window.store.append("USER.md", "- sleep job fact", "## Preferences", actor="sleep")
+    MemoryWriter(window.store).append("USER.md", "- sleep job fact", "## Preferences", actor=Actor.SLEEP)
     qtbot.waitUntil(lambda: editor.conflict, timeout=5000)
     assert "changed on disk" in editor.banner.label.text()
     assert "my local edit" in editor.text()  # nothing of mine was thrown away
@@ -89,7 +92,7 @@ def test_external_change_while_editing_shows_the_conflict_banner(qtbot, window: 
 def test_conflict_reload_discards_local_edits(qtbot, window: MainWindow) -> None:
     editor = window.memory_pane.open_file("USER.md")
     editor.editor.appendPlainText("- mine")
-    window.store.append("USER.md", "- theirs", actor="tool")
+    MemoryWriter(window.store).append("USER.md", "- theirs", actor=Actor.TOOL)
     qtbot.waitUntil(lambda: editor.conflict, timeout=5000)
     editor.load()
     assert "- theirs" in editor.text() and "- mine" not in editor.text()
@@ -101,7 +104,7 @@ def test_history_lists_versions_and_restores_one(qtbot, window: MainWindow, home
     original = editor.text()
     editor.editor.appendPlainText("- first change")
     assert editor.save()
-    window.store.append("MEMORY.md", "- from the sleep job", actor="sleep")
+    MemoryWriter(window.store).append("MEMORY.md", "- from the sleep job", actor=Actor.SLEEP)
     qtbot.waitUntil(lambda: "from the sleep job" in editor.text(), timeout=5000)
     dialog = window.memory_pane.show_history("MEMORY.md")
     items = [dialog.list.item(i).text() for i in range(dialog.list.count())]

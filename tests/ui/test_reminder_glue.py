@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
 from datetime import datetime
 
 from companion.ui.reminder_glue import ReminderController
@@ -12,7 +15,7 @@ from tests.ui.conftest import wait_idle
 
 
 def add_upcoming(window, line: str) -> None:
-    window.store.append("MEMORY.md", line, "## Upcoming")
+    MemoryWriter(window.store).append("MEMORY.md", line, "## Upcoming", actor=Actor.EDITOR)
 
 
 def test_a_reminder_fires_at_its_time(qtbot, window, clock) -> None:

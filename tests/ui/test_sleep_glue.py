@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterator
 
@@ -264,13 +267,12 @@ def test_report_dialog_says_how_the_night_ran_and_what_it_cost(qtbot, home: Home
 
 
 def test_report_dialog_lists_the_nightly_audit_with_undo(qtbot, home: Home) -> None:  # type: ignore[no-untyped-def]
-    from companion.curate.consolidate import consolidate
     from companion.sleep.report import SleepReport
 
     store = LongTermStore(home)
-    store.append("USER.md", "- Lives in Leeds (2024-05-01#1)\n- Lives in York (2024-05-10#1)", "## Profile", actor="user")
+    MemoryWriter(store).append("USER.md", "- Lives in Leeds (2024-05-01#1)\n- Lives in York (2024-05-10#1)", "## Profile", actor=Actor.EDITOR)
     report = SleepReport("r2", "2024-05-15T03:00:00", days=["2024-05-14"])
-    report.outcomes = consolidate(store, datetime(2024, 5, 15).date())
+    report.outcomes = MemoryWriter(store).audit(datetime(2024, 5, 15).date())
     dialog = ReportDialog(report, store, ReportStore(home))
     qtbot.addWidget(dialog)
     assert dialog.list.item(0).text() == "USER.md · No longer true: Lives in Leeds (contradicted by: Lives in York)"
