@@ -13,9 +13,11 @@ import pytest
 from companion.agent.memory_requests import forget_everywhere
 from companion.agent.recall import Recall
 from companion.cli import main
+from companion.curate.gate import MemoryWriter
 from companion.errors import ModelError
 from companion.llm import embed as EMB
 from companion.memory.daylog import DayLog
+from companion.memory.history import Actor
 from companion.memory.longterm import LongTermStore
 from companion.memory.search import RankSettings, SearchQuery, search
 from companion.memory.search.vectors import VectorStore, store_path, text_key
@@ -93,7 +95,8 @@ def test_fusion_finds_paraphrases_other_languages_and_names(home, embedder):
 
 
 def test_companion_search_and_the_tool_use_the_same_hybrid_ranking(home, embedder, monkeypatch, capsys):
-    LongTermStore(home).append("USER.md", "- Allergic to shellfish (2026-03-02#1)", "## Health", actor="user")
+    MemoryWriter(LongTermStore(home)).append("USER.md", "- Allergic to shellfish (2026-03-02#1)", "## Health",
+                                             actor=Actor.EDITOR)
     monkeypatch.delenv("COMPANION_EMBEDDER")
     assert main(["search", "贝类", "--json"]) == 0
     found = json.loads(capsys.readouterr().out)
