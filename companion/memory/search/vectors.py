@@ -240,7 +240,9 @@ class VectorStore:
             rows = np.arange(len(keys))
         else:
             rows = _hamming_nearest(bits, _sign_bits(q[None, :] * _SCALE)[:, 0], RESCORE)
-        scores = (int8[rows].astype(np.float32) @ q) / _SCALE
+        # einsum, not @: a matrix product goes to a multi-threaded BLAS whose threads, on a busy machine,
+        # spin against the chat model (22 ms instead of 0.3 ms for 1,500 rows)
+        scores = np.einsum("ij,j->i", int8[rows].astype(np.float32), q) / _SCALE
         if allowed is not None:
             ok = np.fromiter((int(key) in allowed for key in keys[rows]), bool, count=len(rows))
             rows, scores = rows[ok], scores[ok]
@@ -262,13 +264,16 @@ def _sign_bits(rows: np.ndarray) -> np.ndarray:
 
 
 def _hamming_nearest(bits: np.ndarray, query_bits: np.ndarray, count: int) -> np.ndarray:
+    """Rows whose sign bits differ least from the query's: at least `count` of them (ties at the cut stay in)."""
     distance = np.zeros(bits.shape[1], np.uint16)
     scratch = np.empty(bits.shape[1], np.uint64)
     for word, q in zip(bits, query_bits):
         np.bitwise_xor(word, q, out=scratch)
         distance += np.bitwise_count(scratch)
-    count = min(count, len(distance))
-    return np.argpartition(distance, count - 1)[:count]
+    # the cut from a histogram of distances (at most dim + 1 values): cheaper than a partial sort of every row
+    cumulative = np.cumsum(np.bincount(distance, minlength=bits.shape[0] * 64 + 1))
+    cut = int(np.searchsorted(cumulative, min(count, len(distance))))
+    return np.flatnonzero(distance <= cut)
 
 
 def stored_embedders(state: Path) -> list[Path]:
