@@ -342,7 +342,7 @@ class Recall:
             return 0.0
         started = time.monotonic()
         done = channel.catch_up(batch=EMBED_BATCH, limit=EMBED_BATCH, pause=self._paused)
-        if self._next is not None and (not done or self._next.progress().share >= SWITCH_SHARE):
+        if self._next is not None and not done:  # the new embedder has read everything
             self._switch()
         if not done:
             return 0.0

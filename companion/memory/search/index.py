@@ -78,6 +78,7 @@ class SearchIndex:
         self._term_counts: dict[str, int] = {}
         self._term_counts_at = 0.0
         self.rebuilt = False  # True once this instance had to start over from an empty index
+        self.generation = 0  # counts fresh starts of the file (row ids begin again after one)
 
     # -- connection and recovery ----------------------------------------------
 
@@ -132,6 +133,7 @@ class SearchIndex:
 
     def _discard(self) -> None:
         self._term_counts = {}
+        self.generation += 1
         if self._db is not None:
             try:
                 self._db.close()
@@ -466,11 +468,15 @@ class SearchIndex:
 
         return self._guarded(action) if wanted else []
 
-    def newest_text_keys(self) -> list[int]:
-        """Every text key, newest item first (what is embedded first when catching up)."""
-        return self._guarded(
-            lambda db: [int(r[0]) for r in db.execute("SELECT tkey FROM items GROUP BY tkey ORDER BY max(id) DESC")]
-        )
+    def newest_text_keys(self, after: int = 0) -> tuple[int, list[int]]:
+        """The text keys of items added after row `after` (0: all), newest first, and the last row seen."""
+
+        def action(db: sqlite3.Connection) -> tuple[int, list[int]]:
+            last = int(db.execute("SELECT coalesce(max(id), 0) FROM items").fetchone()[0])
+            rows = db.execute("SELECT tkey FROM items WHERE id > ? GROUP BY tkey ORDER BY max(id) DESC", (after,))
+            return last, [int(r[0]) for r in rows]
+
+        return self._guarded(action)
 
     def by_text_keys(
         self,

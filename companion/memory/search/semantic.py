@@ -57,13 +57,22 @@ class SemanticChannel:
         self.label = label or store.embedder_id
         self._queue: list[int] = []
         self._queue_lock = threading.Lock()
+        self._seen_row = 0  # items up to this row were queued once: later scans read only newer rows
+        self._seen_generation = -1  # the index file generation _seen_row belongs to
         self._query_cache: dict[str, np.ndarray] = {}
 
     # -- keeping in step ------------------------------------------------------
 
     def pending(self) -> list[int]:
-        """Text keys with no vector yet, newest first."""
-        return self.store.missing(self.index.newest_text_keys())
+        """Text keys with no vector yet, newest first (every item the first time, then only newer items)."""
+        generation = self.index.generation
+        after = self._seen_row if generation == self._seen_generation else 0
+        last, keys = self.index.newest_text_keys(after)
+        if last < after or self.index.generation != generation:  # the index started over meanwhile
+            generation = self.index.generation
+            last, keys = self.index.newest_text_keys(0)
+        self._seen_row, self._seen_generation = last, generation
+        return self.store.missing(keys)
 
     def progress(self) -> Progress:
         keys = self.index.text_keys()
@@ -97,12 +106,14 @@ class SemanticChannel:
         removed = self.store.retain(self.index.text_keys())
         with self._queue_lock:
             self._queue = []
+            self._seen_row = 0  # a full scan next time: an edit may have re-added texts under old rows
         self._query_cache.clear()
         return removed
 
     def reset_queue(self) -> None:
         with self._queue_lock:
             self._queue = []
+            self._seen_row = 0
 
     # -- searching ------------------------------------------------------------
 
