@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from companion.evaluation.harness import Report, evaluate, format_table, load_dataset  # noqa: E402
+from companion.evaluation.harness import Report, evaluate_grid, format_table, load_dataset  # noqa: E402
 from companion.llm.embed import BuiltinEmbedder  # noqa: E402
 from companion.memory.search import RankSettings  # noqa: E402
 
@@ -45,20 +45,13 @@ def main() -> int:
         default = getattr(RankSettings(), name)
         overrides[name] = float(value) if default is None else type(default)(value)
     reports: list[Report] = []
+    modes = {m: (None if m == "bm25" else dataclasses.replace(MODES[m], **overrides)) for m in args.modes.split(",")}
+    budgets = [int(b) for b in args.budgets.split(",")]
     for path in args.datasets:
-        dataset = load_dataset(path)
-        for budget in (int(b) for b in args.budgets.split(",")):
-            for mode in args.modes.split(","):
-                started = time.perf_counter()
-                if mode == "bm25":
-                    report = evaluate(dataset, budget=budget, baseline=True, mode="bm25")
-                else:
-                    rank = dataclasses.replace(MODES[mode], **overrides)
-                    report = evaluate(dataset, budget=budget, rank=rank, embedder=embedder, mode=mode)
-                reports.append(report)
-                overall = report.to_dict()["overall"]
-                print(f"{dataset.name} {budget} {mode}: EvR {overall['EvR']} AnsHit {overall['AnsHit']} "
-                      f"recall tokens {overall['recall_tokens']} ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+        started = time.perf_counter()
+        reports.extend(evaluate_grid(load_dataset(path), budgets, modes, embedder=embedder,
+                                     progress=lambda line: print(line, file=sys.stderr, flush=True)))
+        print(f"{path.name}: {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
     print(format_table(reports))
     if args.json:
         args.json.write_text(json.dumps([r.to_dict(questions=True) for r in reports], ensure_ascii=False, indent=1))

@@ -36,7 +36,6 @@ SHORT_LINE_TOKENS = 20  # a short remembered turn, as a line
 LINE_PREFIX_TOKENS = 12  # about what "- [13 September 2023, user] " costs
 STARTUP_WAIT_S = 5.0
 MIN_RELEVANCE = 0.05  # of the best match: weaker matches are noise, not memories
-MAX_SNIPPETS = 12  # the recall block's size is bounded by the question, not by the home's age
 EMBED_BATCH = 16  # texts embedded at a time in the background
 EMBED_DUTY = 0.5  # the background embedder works at most this share of the time
 SWITCH_SHARE = 0.98  # a new embedder takes over once it has embedded this share of the memory
@@ -424,7 +423,7 @@ class Recall:
             h for h in search(self.index, query, self.settings, self.semantic)
             if self.relevant(h) and not (h.item.kind == "entry" and h.item.text in shown)
         ]
-        return hits[:k]
+        return hits[: min(k, self.settings.max_recalled)]  # bounded by the question, not by the home's age
 
     def relevant(self, hit: Hit) -> bool:
         """The relevance bar: a real word match, or near enough in meaning."""
@@ -459,7 +458,7 @@ class Recall:
         if is_trivial(text):
             return Packed(None)
         self._quiet_until = time.monotonic() + 5.0  # the reply is about to be generated: embedding waits
-        packed = pack(self.hits_for(text, ctx)[:MAX_SNIPPETS], ctx.recall_budget, ctx.count)
+        packed = pack(self.hits_for(text, ctx), ctx.recall_budget, ctx.count)
         if packed.hits:
             self.index.record_hits(h.item for h in packed.hits)
         return packed

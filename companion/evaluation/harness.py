@@ -320,6 +320,50 @@ def evaluate(
     return report
 
 
+def evaluate_grid(
+    dataset: Dataset,
+    budgets: list[int],
+    modes: dict[str, RankSettings | None],
+    *,
+    embedder: Embedder | None = None,
+    progress: Callable[[str], None] = lambda message: None,
+) -> list[Report]:
+    """Every budget and ranking on one home (ingested and embedded once); a mode of None is the BM25 floor."""
+    reports: list[Report] = []
+    with tempfile.TemporaryDirectory(prefix="companion-eval-") as folder:
+        home = Home(Path(folder))
+        ensure_home(home, "en")
+        clock = _Clock()
+        ids = ingest(home, dataset, clock)
+        store = LongTermStore(home)
+        for role, name in dataset.names.items():
+            set_name(MemoryWriter(store), *NAME_FILES[role], name)
+        settings = Settings()
+        agent = Agent(home, None, settings, clock=clock, embedder=embedder)
+        try:
+            agent.recall.ready.wait()
+            agent.recall.index.sync()
+            if embedder is not None:
+                agent.recall.wait_embedded()
+            for budget in budgets:
+                settings.memory.prompt_budget_tokens = budget
+                for mode, rank in modes.items():
+                    report = Report(dataset.name, mode, budget, ids=ids)
+                    if rank is not None:
+                        agent.recall.settings = rank
+                    for question in dataset.questions:
+                        if rank is None:
+                            report.answers.append(ask_baseline(agent, question, clock, budget))
+                        else:
+                            report.answers.append(ask_recall(agent, question, clock))
+                    report.memory_tokens = _memory_tokens(home, agent)
+                    reports.append(report)
+                    progress(f"{dataset.name} {budget} {mode}: {report.summary()}")
+        finally:
+            agent.recall.close()
+    return reports
+
+
 def _sleeper(home: Home, backend: Backend | None, clock: _Clock, progress: Callable[[str], None]) -> Callable[[date], None]:
     from companion.sleep.job import SleepJob  # the nightly job, as it would run after each day
 

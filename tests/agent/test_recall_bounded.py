@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.agent.recall import MAX_SNIPPETS
+from companion.memory.search import RankSettings
 from companion.agent.turn import Agent
 from companion.paths import Home
 from companion.settings import Settings
@@ -78,6 +78,6 @@ def test_a_year_old_home_recalls_no_more_than_a_month_old_one(tmp_path):
     month = _block_sizes(_home(tmp_path / "month", 30))
     year = _block_sizes(_home(tmp_path / "year", 365))
     for (month_hits, month_tokens), (year_hits, year_tokens) in zip(month, year):
-        assert 0 < year_hits <= MAX_SNIPPETS
+        assert 0 < year_hits <= RankSettings().max_recalled
         assert year_tokens <= month_tokens * 1.25 + 40  # the same bound, whatever the age
     assert max(tokens for _, tokens in year) < 700  # far below the 2,048 budget: only what the question needs

@@ -58,6 +58,7 @@ class RankSettings:
     semantic_weight: float = 1.0
     semantic_floor: float | None = None  # cosine below which an item is not near in meaning (None: the embedder's own)
     semantic_candidates: int = 60
+    max_recalled: int = 24  # automatic recall shows at most this many snippets, however old the home
 
 
 @dataclass
