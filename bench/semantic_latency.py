@@ -108,10 +108,14 @@ def _timed(action) -> float:  # type: ignore[no-untyped-def]
     return time.perf_counter() - started
 
 
+GAP_S = 3.0  # the user reads and types between turns: the background embedder works then
+
+
 def _turns(agent: Agent, messages: list[str]) -> tuple[list[float], list[float], list[int]]:
     """Time to first token, whole reply, and recall block size for each message."""
     first, whole, recalled = [], [], []
     for message in messages:
+        time.sleep(GAP_S)
         started = time.perf_counter()
         seen_first = None
         tokens = 0

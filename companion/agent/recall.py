@@ -324,6 +324,9 @@ class Recall:
                 log.exception("Background embedding failed")
                 worked = 0.0
                 self._wake.wait(30.0)
+            if worked is None:  # a turn is running: look again shortly
+                self._stop.wait(0.5)
+                continue
             if worked:
                 time.sleep(worked * (1 - EMBED_DUTY) / EMBED_DUTY)  # leave the cores to the chat
                 continue
@@ -331,16 +334,19 @@ class Recall:
             self._wake.wait(60.0)
             self._wake.clear()
 
-    def _embed_some(self) -> float:
-        """Embed one batch of what has no vector yet (the new embedder's first); seconds spent (0: nothing)."""
+    def _embed_some(self) -> float | None:
+        """Embed one batch of what has no vector yet (the new embedder's first); seconds spent (0: nothing left,
+        None: paused for a turn)."""
         if self._paused():
-            return 0.0
+            return None
         self.index.refresh()
         channel = self._next or self.semantic
         if channel is None:
             return 0.0
         started = time.monotonic()
         done = channel.catch_up(batch=EMBED_BATCH, limit=EMBED_BATCH, pause=self._paused)
+        if not done and self._paused():
+            return None
         if self._next is not None and not done:  # the new embedder has read everything
             self._switch()
         if not done:
@@ -457,7 +463,7 @@ class Recall:
         """The memory block for this message within the turn's recall budget (empty when nothing fits)."""
         if is_trivial(text):
             return Packed(None)
-        self._quiet_until = time.monotonic() + 5.0  # the reply is about to be generated: embedding waits
+        self._quiet_until = time.monotonic() + 1.0  # the reply is about to be generated: embedding waits
         packed = pack(self.hits_for(text, ctx), ctx.recall_budget, ctx.count)
         if packed.hits:
             self.index.record_hits(h.item for h in packed.hits)
