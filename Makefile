@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: run test install bench typecheck clean package
+.PHONY: run test check install bench typecheck clean package
 
 install: $(STAMP)
 
@@ -24,6 +24,10 @@ run: $(STAMP)
 
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
+
+# The fast tier for the edit-test loop (under a minute here); CI runs everything (`make test`).
+check: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -x -m "not model and not slow and not reliability"
 
 typecheck: $(STAMP)
 	$(PY) -m pip install --quiet 'mypy>=1.10'

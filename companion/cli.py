@@ -22,6 +22,8 @@ COMMAND_MODULES = (
     "companion.commands.forget",
     "companion.commands.eval",
     "companion.commands.sleep",
+    "companion.commands.mcp",
+    "companion.commands.sync",
 )
 
 

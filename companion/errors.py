@@ -146,3 +146,14 @@ class DownloadCancelled(DownloadError):
 
 class DatasetError(CompanionError):
     """A memory-quality dataset file is missing or malformed."""
+
+
+# --- other assistants and other computers ---------------------------------------
+
+
+class ProposalError(CompanionError):
+    """A proposed change could not be applied (refused by the policy, gone, or already decided)."""
+
+
+class SharingError(CompanionError):
+    """Another assistant asked for what the user has not allowed it, or for something that cannot be answered."""

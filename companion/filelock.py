@@ -81,6 +81,7 @@ class ProcessLock:
         self._handle: IO[bytes] | None = None
 
     def acquire(self) -> bool:
+        """False when another process holds the lock; OSError when its file cannot be written (a full disk)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         handle = open(self.path, "a+b", opener=_private)
         try:
@@ -88,10 +89,18 @@ class ProcessLock:
         except OSError:
             handle.close()
             return False
-        handle.seek(0)
-        handle.truncate()
-        handle.write(str(os.getpid()).encode())
-        handle.flush()
+        try:  # on a full disk this is the first write of a run: give the lock back and let the caller say so
+            handle.seek(0)
+            handle.truncate()
+            handle.write(str(os.getpid()).encode())
+            handle.flush()
+        except OSError:
+            _unlock(handle)
+            try:
+                handle.close()
+            except OSError:  # closing flushes the same bytes again
+                pass
+            raise
         self._handle = handle
         return True
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field, fields
@@ -49,6 +50,18 @@ class SleepSettings:
 class WindowSettings:
     keep_in_tray: bool = False  # closing the window leaves Companion in the tray (nightly sleep, reminders)
     tray_asked: bool = False  # the user was asked once, on the first close
+    theme: str = "system"  # "system", "light" or "dark"
+    font_size: int = 0  # points; 0: the system's size
+
+
+@dataclass
+class SharingSettings:
+    """What the user's other assistants may read over MCP (`companion mcp`): nothing until allowed.
+
+    One line per agent, "name: scope scope ...", scopes from agent/sharing.py SCOPES."""
+
+    agents: list[str] = field(default_factory=list)
+    http_port: int = 8765  # `companion mcp --http` listens on 127.0.0.1 only
 
 
 @dataclass
@@ -57,6 +70,7 @@ class Settings:
     memory: MemorySettings = field(default_factory=MemorySettings)
     sleep: SleepSettings = field(default_factory=SleepSettings)
     window: WindowSettings = field(default_factory=WindowSettings)
+    sharing: SharingSettings = field(default_factory=SharingSettings)
     extra: dict[str, Any] = field(default_factory=dict)  # tables this version does not know
 
     def to_dict(self) -> dict[str, Any]:
@@ -79,16 +93,28 @@ class Settings:
                 continue
             known = {f.name: f for f in fields(kind)}
             values = {}
+            defaults = kind()
             for key, value in table.items():
-                if key in known and isinstance(value, type(getattr(kind(), key))):
-                    values[key] = value
+                if key in known and _fits(value, getattr(defaults, key)):
+                    values[key] = float(value) if isinstance(getattr(defaults, key), float) else value
             setattr(settings, name, kind(**values))
         settings.extra = {k: v for k, v in data.items() if k != "schema_version" and k not in _TABLES}
         return settings
 
 
+def _fits(value: Any, default: Any) -> bool:
+    """Whether a value read from settings.toml can stand for `default` (true is not a number, nan is not a temperature)."""
+    if isinstance(default, bool) or isinstance(value, bool):
+        return type(value) is type(default)
+    if isinstance(default, float):
+        return isinstance(value, (int, float)) and math.isfinite(value)
+    if isinstance(default, list):
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    return isinstance(value, type(default))
+
+
 _TABLES: dict[str, type] = {"model": ModelSettings, "memory": MemorySettings, "sleep": SleepSettings,
-                            "window": WindowSettings}
+                            "window": WindowSettings, "sharing": SharingSettings}
 
 
 def load_settings(path: Path) -> Settings:

@@ -45,3 +45,25 @@ def test_the_writer_serves_every_actor_of_the_one_vocabulary() -> None:
     assert {"remember", "reminder", "bootstrap", "editor", "import", "migrate", "agent", "restore"} <= set(ACTORS)
     assert "chat" not in ACTORS  # remember, reminders and bootstrap are recorded as themselves
     assert callable(MemoryWriter.change)
+
+
+def _raw_writes(source: str) -> list[int]:
+    """Lines that write a long-term file around the store: atomic_write / write_text on `home.long_term(...)`."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        target = node.args[0] if name == "atomic_write" and node.args else (
+            node.func.value if name in ("write_text", "write_bytes") and isinstance(node.func, ast.Attribute) else None)
+        if target is not None and any(isinstance(n, ast.Attribute) and n.attr == "long_term" for n in ast.walk(target)):
+            found.append(node.lineno)
+    return found
+
+
+def test_nothing_writes_a_long_term_file_around_the_store() -> None:
+    allowed = {ROOT / "memory" / "setup.py"}  # a new home's templates, before anyone reads them
+    wrong = [f"{path.relative_to(ROOT.parent)}:{line}" for path in sorted(ROOT.rglob("*.py"))
+             if path not in allowed for line in _raw_writes(path.read_text(encoding="utf-8"))]
+    assert wrong == []
+    assert _raw_writes('atomic_write(home.long_term("USER.md"), b"")\nhome.long_term("SOUL.md").write_text("")') == [1, 2]

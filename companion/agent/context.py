@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Callable
 
 from companion.agent import prompt as P
+from companion.errors import FrontmatterError
 from companion.llm.base import Message
 from companion.memory.daylog import DayLog
-from companion.memory.document import Document
+from companion.memory.document import Document, body_only
 from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record
 from companion.memory.setup import template_text
 from companion.settings import Settings
 
+log = logging.getLogger(__name__)
 HISTORY_TAIL = 400  # records read from the day logs for the history (the window picks from these)
 SLACK_TOKENS = 64  # role markers and the <context> wrapper
 LONG_TERM_FILES = tuple(name for name, _ in P.LONG_TERM_TITLES)
@@ -93,8 +96,17 @@ class ContextBuilder:
         return [r for r in P.conversational(self.daylog.tail(HISTORY_TAIL)) if self.include(r)]
 
     def documents(self) -> dict[str, Document]:
-        """The one read of each long-term file in a turn."""
-        return {name: self.store.read(name) for name in LONG_TERM_FILES}
+        """The one read of each long-term file in a turn; a file with broken frontmatter still gives
+        its body, so chat keeps working until the user fixes or restores it."""
+        return {name: self.document(name) for name in LONG_TERM_FILES}
+
+    def document(self, name: str) -> Document:
+        """One long-term file as chat reads it (its body alone when its frontmatter is broken)."""
+        try:
+            return self.store.read(name)
+        except FrontmatterError as exc:
+            log.warning("%s: %s (its body is used without its settings)", name, exc)
+            return body_only(name, self.store.read_raw(name))
 
     def memory_budget(self, n_ctx: int | None) -> int:
         """memory.prompt_budget_tokens, but never more than a third of what the context window leaves

@@ -18,6 +18,7 @@ from companion.curate.gate import MemoryWriter
 from companion.curate.policy import Actor
 from companion.curate.ops import APPLIED, MAX_TEXT, MIN_TEXT, Op, Outcome
 from companion.curate.extract import extract
+from companion.memory.lang import HAN
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +27,7 @@ RECENT = 3
 MAX_LEARN_CHARS = 4000  # a pasted document is not a statement about the user
 TARGETS = {"USER": ("USER.md", "Profile"), "MEMORY": ("MEMORY.md", "Facts")}
 _ABOUT_SELF = re.compile(r"\b(i|i'm|i am|i've|i'd|i'll|my|me|mine|we|our)\b|我", re.I)
-_WORD = re.compile(r"[^\W\d_]{3,}|[\u4e00-\u9fff]", re.UNICODE)
+_WORD = re.compile(r"[^\W\d_]{3,}|[" + HAN + r"]", re.UNICODE)
 _SMALL_TALK = re.compile(r"^\s*(ok(ay)?|thanks?( you)?|thx|cool|nice|great|yes|no|sure|hi|hello|hey|bye|good (morning|night)|好的?|谢谢|嗯|哈+)\W*$", re.I)
 _STOPWORDS = {"the", "and", "user", "user's", "that", "this", "with", "has", "have", "likes", "like", "is", "are", "was"}
 

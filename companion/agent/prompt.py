@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from typing import Callable
 
 from companion.llm.base import Message
+from companion.memory import records as R
 from companion.memory.records import Record
 from companion.memory import entries as E
 
@@ -62,7 +63,6 @@ def build_system_prompt(
 
 LONG_TERM_TITLES = (("SOUL.md", "Soul"), ("USER.md", "User Profile"), ("MEMORY.md", "Long-term Memory"))
 _DROP_ORDER = ("MEMORY.md", "USER.md", "SOUL.md")  # the persona goes last
-_CITED_DAY = re.compile(r"\b(\d{4}-\d{2}-\d{2})(?:#\d+)?\b")
 
 
 def memory_sections(bodies: dict[str, str]) -> str:
@@ -88,7 +88,7 @@ def _entries(body: str) -> list[list[str]]:
 
 def _drop_rank(block: list[str], position: int) -> tuple[str, int]:
     """Older entries go first (by the newest date they cite); undated ones from the end of the file."""
-    days = _CITED_DAY.findall("\n".join(block))
+    days = E.mentioned_days("\n".join(block))
     return (max(days) if days else "9999-99-99", -position if not days else position)
 
 
@@ -216,10 +216,8 @@ def history_messages(records: list[Record]) -> list[Message]:
 
 
 def conversational(records: list[Record]) -> list[Record]:
-    """User and assistant records that belong in the history. A regenerated reply carries
-    `replaces: <old id>`; the replaced one is left out (the log keeps both)."""
-    replaced = {r.extra.get("replaces") for r in records if r.extra.get("replaces")}
-    return [r for r in records if r.role in ("user", "assistant") and r.id not in replaced]
+    """User and assistant records that belong in the history (a replaced reply does not)."""
+    return R.conversational(records)
 
 
 @dataclass

@@ -431,6 +431,10 @@ class Recall:
         ]
         return hits[: min(k, self.settings.max_recalled)]  # bounded by the question, not by the home's age
 
+    def search(self, query: SearchQuery) -> list[Hit]:
+        """The one hybrid ranking (words and meaning, fused) for any caller: recall, the tool, other agents."""
+        return search(self.index, query, self.settings, self.semantic)
+
     def relevant(self, hit: Hit) -> bool:
         """The relevance bar: a real word match, or near enough in meaning."""
         channel = self.semantic

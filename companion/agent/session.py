@@ -6,13 +6,21 @@ import logging
 import threading
 import weakref
 from datetime import datetime
-from typing import Callable
+from typing import Callable, Iterator
 
+from companion.agent.events import TurnEvent
+from companion.curate.requests import forget_everywhere
+from companion.agent.tools import ToolResult
+from companion.agent.recall import AUTO
 from companion.agent.turn import Agent
 from companion.llm.base import Backend, ModelInfo
+from companion.llm.embed import Embedder
 from companion.llm.priority import BackgroundView, SharedBackend
 from companion.memory.daylog import DayLog, now_local
+from companion.memory.forget import Erased
 from companion.memory.longterm import LongTermStore
+from companion.memory.records import Record
+from companion.memory.search.find import find_turns
 from companion.paths import Home
 from companion.settings import ModelSettings, Settings
 
@@ -48,6 +56,7 @@ class ChatSession:
         clock: Callable[[], datetime] = now_local,
         store: LongTermStore | None = None,
         daylog: DayLog | None = None,
+        embedder: Embedder | None | object = AUTO,
     ) -> None:
         self.home = home
         self.settings = settings
@@ -55,7 +64,8 @@ class ChatSession:
         self._lock = threading.RLock()
         self._shared: SharedBackend | None = None
         self._views: weakref.WeakSet[BackgroundView] = weakref.WeakSet()
-        self.agent = Agent(home, None, settings, clock=clock, store=store, daylog=daylog, background=self.background)
+        self.agent = Agent(home, None, settings, clock=clock, store=store, daylog=daylog, background=self.background,
+                           embedder=embedder)
 
     def set_private(self, on: bool) -> int:
         """Pause memory for the turns that follow (True) or resume it; returns how many turns stayed private."""
@@ -130,6 +140,23 @@ class ChatSession:
         self.close_model()
         self.agent.recall.close()
 
+    def find(self, text: str) -> list[str]:
+        """Record ids of the turns that contain `text`, newest first (find in the conversation)."""
+        return find_turns(self.agent.recall.index, text)
+
+    def system_prompt(self) -> str:
+        """The system prompt the model gets now (instructions, persona, profile, memory)."""
+        return self.agent.system_prompt()
+
+    def delete(self, record_id: str) -> Record:
+        """Take a message back. Logged as an event: the text stays in the day log (append-only) until
+        the night, but no prompt, recall or night's learning uses it again."""
+        return self.agent.daylog.append("event", "Deleted a message.", deletes=record_id)
+
+    def choose_version(self, record_id: str) -> Record:
+        """Make this version of a regenerated reply the one that counts (history, learning)."""
+        return self.agent.daylog.append("event", "Chose a version of a reply.", chooses=record_id)
+
     # -- the steps around a turn ---------------------------------------------------
 
     def learn(self) -> None:
@@ -149,3 +176,29 @@ class ChatSession:
         shared = self._shared
         if shared is not None:
             shared.user_active()
+
+    # -- what the window asks of the agent (the UI talks to the session, never to its parts) -----------
+
+    @property
+    def backend(self) -> Backend | None:
+        """Chat's view of the model, None while none is loaded."""
+        return self.agent.backend
+
+    def run_turn(self, text: str) -> Iterator[TurnEvent]:
+        return self.agent.run_turn(text)
+
+    def regenerate(self) -> Iterator[TurnEvent]:
+        return self.agent.regenerate()
+
+    def apply_tool(self, proposal: ToolResult) -> ToolResult:
+        """Apply a tool change that waited for the user's approval."""
+        return self.agent.tools.apply(proposal)
+
+    def undo_tool(self, result: ToolResult) -> str:
+        """Undo a tool change; the note says what was restored."""
+        return self.agent.tools.undo(result)
+
+    def forget_everywhere(self, what: str, *, dry_run: bool = False) -> Erased | None:
+        """Erase what a "forget" named from past conversations, digests, versions, backups and the index."""
+        agent = self.agent
+        return forget_everywhere(agent.store, what, agent.daylog, agent.recall.index, dry_run=dry_run)

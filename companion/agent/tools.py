@@ -116,7 +116,7 @@ class ToolExecutor:
     AGENT): the curation checks (no secrets, no duplicates, the drop-share guard), and the costly
     changes wait for the user's approval unless the user's message of this turn asked for them."""
 
-    def __init__(self, store: LongTermStore, actor: Actor = Actor.TOOL) -> None:
+    def __init__(self, store: LongTermStore, actor: Actor) -> None:
         self.store = store
         self.writer = MemoryWriter(store)
         self.actor = actor

@@ -14,17 +14,17 @@ from companion.agent.context import ContextBuilder, TurnContext
 from companion.agent.events import (
     Delta, Done, Failed, MemoryNote, Recalled, ToolRan, Trimmed, TurnEvent, TurnStats, UserLogged,
 )
-from companion.agent.memory_requests import MemoryRequests
 from companion.agent.privacy import PAUSED_NOTE, Privacy
 from companion.llm.embed import Embedder
 from companion.agent.recall import AUTO, MEMORY_SEARCH_TOOL, Packed, Recall
-from companion.agent.remind import set_reminder
 from companion.agent.repetition import RepetitionGuard
-from companion.curate.requests import MemoryRequest, memory_request, reminder_request
+from companion.curate.policy import Actor
+from companion.curate.requests import MemoryRequests, parse_request
 from companion.agent.tools import ToolExecutor, tool_message_content
 from companion.agent.triggers import TriggerState, parse_triggers
 from companion.errors import CompanionError, ModelError
-from companion.llm.base import Backend, GenerationOptions, Message, estimate_tokens
+from companion.llm.base import Backend, GenerationOptions, Message, ToolCall, estimate_tokens
+from companion.llm.toolparse import prompt_inputs
 from companion.memory.daylog import DayLog, now_local
 from companion.memory.document import Document
 from companion.memory.longterm import LongTermStore
@@ -61,7 +61,7 @@ class Agent:
         self.clock = clock
         self.store = store or LongTermStore(home)
         self.daylog = daylog or DayLog(home.days, clock)
-        self.tools = ToolExecutor(self.store)
+        self.tools = ToolExecutor(self.store, Actor.TOOL)
         self.requests = MemoryRequests(self.store)
         self.triggers = TriggerState(home.state / "soul_state.json", clock)
         self.privacy = Privacy()
@@ -92,7 +92,7 @@ class Agent:
     # -- prompt --------------------------------------------------------------
 
     def in_bootstrap(self) -> bool:
-        return not P.has_content(self.store.read("SOUL.md").body)
+        return not P.has_content(self.context.document("SOUL.md").body)
 
     def turn_context(
         self,
@@ -194,21 +194,17 @@ class Agent:
         yield UserLogged(text, user_record)
         notes: list[str] = []
         changed = False
-        request = memory_request(text) or reminder_request(text, user_record.timestamp)
+        request = parse_request(text, user_record.timestamp)
         if private:
             self.privacy.turns += 1
             if request is not None:
                 notes.append(PAUSED_NOTE)
                 yield MemoryNote("Not saved: memory is paused (\"Don't remember this\" is on).", changed=False)
         elif request is not None:
-            if isinstance(request, MemoryRequest):
-                outcome = self.requests.apply(request, user_record.id)
-            else:
-                outcome = set_reminder(self.store, request, user_record)
+            outcome = self.requests.apply(request, user_record)
             notes.append(outcome.note)
             changed = outcome.changed
-            forget = request.text if isinstance(request, MemoryRequest) and request.kind == "forget" else None
-            yield MemoryNote(outcome.note, changed=outcome.changed, forget=forget)
+            yield MemoryNote(outcome.note, changed=outcome.changed, forget=request.forgets)
         documents = self.context.documents()
         if not P.has_content(documents["SOUL.md"].body) and not private:
             for change in self.requests.bootstrap(text, user_record.id, _user_turns(records)):
@@ -253,7 +249,8 @@ class Agent:
             last_user = _last_user(records)
             if last_user is None:
                 return
-            old = next((r for r in reversed(records) if r.role == "assistant" and r.seq > last_user.seq and r.day == last_user.day), None)
+            old = next((r for r in reversed(records) if r.role == "assistant" and r.day == last_user.day
+                        and r.device == last_user.device and r.seq > last_user.seq), None)
             if self.backend is None:
                 yield Failed("The model is not loaded yet.")
                 return
@@ -323,6 +320,7 @@ class Agent:
                 reply = P.strip_stamp_echo(guard.trimmed()) if not calls else reply
                 yield Trimmed(reply)
                 break
+            calls = _own_calls(calls, tools, messages)
             if not calls or _round == MAX_TOOL_ROUNDS:
                 break
             added, events = self._run_tools(calls)
@@ -353,6 +351,20 @@ class Agent:
             events.append(ToolRan(result.output, record, result=result))
             added.append({"role": "tool", "tool_call_id": call.id or f"call_{index}", "content": tool_message_content(result)})
         return added, events
+
+
+def _own_calls(calls: list[ToolCall], tools: list[dict[str, Any]] | None, messages: list[Message]) -> list[ToolCall]:
+    """The calls the model itself produced: to a tool it was offered, and spelled out nowhere in its input.
+
+    Backends check this too; here it holds for every backend, whatever its server sent."""
+    if not calls:
+        return []
+    offered = {t["function"]["name"] for t in tools or []}
+    quoted = prompt_inputs(messages)
+    own = [c for c in calls if c.name in offered and not quoted.contains(c)]
+    if len(own) < len(calls):
+        log.warning("Ignored %d tool call(s) that were not offered or that the input spelled out", len(calls) - len(own))
+    return own
 
 
 def _last_user(records: list[Record]) -> Record | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import signal
 import sys
 import threading
@@ -112,6 +113,20 @@ def _idle(session: ChatSession) -> threading.Thread:
     return thread
 
 
+COMMANDS = (
+    ("/help", "list these commands"),
+    ("/undo", "take back the last change a memory tool made"),
+    ("/private", "pause memory (what you say is not remembered); again to resume"),
+    ("/quit", "leave (also /exit, or Ctrl-D)"),
+)
+_COMMAND = re.compile(r"/[A-Za-z][\w-]*")
+
+
+def help_text() -> str:
+    width = max(len(name) for name, _ in COMMANDS)
+    return "Commands:\n" + "\n".join(f"  {name.ljust(width)}  {what}" for name, what in COMMANDS)
+
+
 def repl(session: ChatSession, stdin: TextIO, out: TextIO, interactive: bool, signals: Signals | None = None) -> int:
     agent = session.agent
     signals = signals or Signals(session, interactive)
@@ -140,6 +155,12 @@ def repl(session: ChatSession, stdin: TextIO, out: TextIO, interactive: bool, si
                 break
             if line == "/private":
                 print(toggle_private(agent), file=out, flush=True)
+                continue
+            if line in ("/help", "/?"):
+                print(help_text(), file=out, flush=True)
+                continue
+            if _COMMAND.fullmatch(line) and line not in ("/undo",):
+                print(f"Unknown command {line}. /help lists the commands.", file=out, flush=True)
                 continue
             idle.join()
             if line == "/undo":

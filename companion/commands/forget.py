@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any, Callable
 
-from companion.agent.memory_requests import MemoryRequests, forget_everywhere
+from companion.curate.requests import MemoryRequests, forget_everywhere
 from companion.commands.terminal import safe
 from companion.errors import CompanionError
 from companion.memory.daylog import DayLog

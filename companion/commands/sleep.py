@@ -9,10 +9,11 @@ import threading
 from datetime import date
 from typing import Any
 
-from companion.errors import CompanionError
+from companion.errors import AlreadyRunningError, CompanionError
 from companion.llm.cpu import lower_process_priority
 from companion.llm.loader import load_backend
-from companion.runtime import open_home
+from companion.paths import Home
+from companion.runtime import open_home, running_instance
 from companion.sleep.job import SleepJob
 
 
@@ -42,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
     with open_home(args.home, exclusive=False) as runtime:
         backend = None
         if not args.no_model:
+            _refuse_beside_the_app(runtime.home)
             try:
                 backend = load_backend(runtime.settings.model, args.model)
             except CompanionError as exc:
@@ -56,6 +58,19 @@ def run(args: argparse.Namespace) -> int:
         print("Dry run: nothing was written. These changes would be made:\n")
     print(report.render(), end="")
     return 130 if report.cancelled else 0
+
+
+def _refuse_beside_the_app(home: Home) -> None:
+    """The running app (or `companion chat`) owns the model: a second one would take its memory and cores."""
+    holder = running_instance(home)
+    if holder is None:
+        return
+    who = f" (process {holder})" if holder else ""
+    raise AlreadyRunningError(
+        f"Companion is running on {home.root}{who} and owns the model there; it distills the day itself, "
+        "each night or when you choose Sleep now in its menu. To distill now without a second model, run "
+        "`companion sleep --no-model`, or close Companion first."
+    )
 
 
 def _run_interruptible(job: SleepJob, args: argparse.Namespace):  # -> SleepReport

@@ -12,19 +12,19 @@ from companion.memory.section_names import canonical, file_language, localized
 from companion.memory.records import Record
 from companion.curate import listen
 from companion.curate.corrections import retires
-from companion.curate.policy import Actor, Code, Proposal, clean, decide
+from companion.curate.policy import Actor, Code, Proposal, clean, decide, grounds_refusal
 from companion.memory import entries as E
-from companion.memory.dedupe import is_duplicate
+from companion.memory.dedupe import find_entries, is_duplicate
 from companion.curate.dates import absolutize, has_relative_date
 from companion.curate.ops import SECTIONS, Op, Outcome
 from companion.curate.extract import SLOTS, extract, own_words, slot_matches, slot_of
+from companion.memory.lang import has_han
 
 log = logging.getLogger(__name__)
 
 _RECURRING = re.compile(r"^(?:Birthday|Anniversary|生日|纪念日)\s*[:：]", re.I)
 _SECTION_NAME = re.compile(r"^[\w &/'-]{2,32}$")
 _LETTERS = re.compile(r"[^\W\d_]")
-_UPCOMING = re.compile(r"^(\d{4}-\d{2}-\d{2})\b")
 @dataclass
 class Context:
     """What validation needs: the records the ops may cite and the run's local date."""
@@ -67,10 +67,9 @@ def validate(op: Op, body: str, ctx: Context) -> tuple[Op | None, str]:
     if op.kind not in ("add", "update", "supersede", "retire", "revalue") or op.file not in SECTIONS:
         return None, f"unknown operation {op.kind!r} on {op.file!r}"
     sources = [s for s in dict.fromkeys(op.sources) if s in ctx.records]
-    if not sources:
-        return None, "cites no record of the day log"
-    if not any(ctx.records[s].role == "user" for s in sources):
-        return None, "cites only the companion's own words"
+    refusal = grounds_refusal([ctx.records[s].role for s in sources])
+    if refusal:
+        return None, refusal
     if op.kind == "retire":
         return Op(op.kind, op.file, "", op.text, sources, op.old or op.text, op.origin), ""
     if op.kind == "revalue":
@@ -118,7 +117,7 @@ def _revalued(op: Op, body: str, ctx: Context) -> Op:
 
 
 def _names(text: str, value: str) -> bool:
-    if re.search(r"[\u4e00-\u9fff]", value):
+    if has_han(value):
         return value in text
     return re.search(rf"(?<![\w]){re.escape(value)}(?![\w])", text, re.I) is not None
 
@@ -154,7 +153,7 @@ def _targets(body: str, old: str, file: str) -> list[str]:
         if "*" in part:  # a slot with a hole: "在*工作" names "在腾讯工作"
             lines = [l for l in E.active_entries(body) if slot_matches(part, E.entry_text(l))]
         else:
-            lines = E.find_entries(body, part)
+            lines = find_entries(body, part)
         if is_slot:  # "Is a" names a job, not "Is a vegetarian", which fills a slot of its own
             lines = [l for l in lines if slot_of(file, E.entry_text(l)) in (old, None)]
         found.extend(line for line in lines if line not in found)
@@ -205,14 +204,9 @@ def move_past_upcoming(body: str, today: date) -> tuple[str, list[str]]:
     lines = body.splitlines()
     moved = []
     for line in lines[span[1] : span[2]]:
-        match = _UPCOMING.match(E.entry_text(line))
-        if match and E.is_entry(line):
-            try:
-                when = date.fromisoformat(match.group(1))
-            except ValueError:
-                continue
-            if when < today:
-                moved.append(line)
+        entry = E.Entry.parse(line)
+        if entry is not None and entry.day is not None and entry.day < today:
+            moved.append(line)
     for line in moved:
         body = _append(E.remove_line(body, line), "Timeline", line)
     return body, moved

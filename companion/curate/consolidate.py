@@ -10,40 +10,13 @@ from dataclasses import dataclass
 from datetime import date
 
 from companion.memory import entries as E
-from companion.memory.dedupe import is_duplicate, normalize, normalized_duplicate
+from companion.memory.dedupe import SIMILAR, STOP as _STOP, WORD as _WORD, features as _features, is_duplicate, near_duplicate, normalize, normalized_duplicate, similar as _similar, stem as _stem
 from companion.curate.extract import slot_of
 from companion.curate.ops import Op, Outcome
+from companion.memory.lang import HAN_CHAR as _CJK
 
 FILES = ("USER.md", "MEMORY.md")  # USER.md first: a fact in both stays in the profile
-SIMILAR = 0.75
 COMMON_MIN, COMMON_SHARE = 50, 0.02  # a feature in more entries than this is common
-_WORD = re.compile(r"[^\W_]+")
-_CJK = re.compile(r"[\u4e00-\u9fff]")
-_STOP = {"a", "an", "the", "is", "in", "at", "to", "of", "and", "for", "on", "with", "very", "really"}
-
-
-def _features(text: str) -> set[str]:
-    text = text.casefold()
-    if _CJK.search(text):
-        chars = [c for c in text if not c.isspace() and c not in "，。、：:,.!！"]
-        return {a + b for a, b in zip(chars, chars[1:])}
-    return {_stem(w) for w in _WORD.findall(text) if w not in _STOP}
-
-
-def _stem(word: str) -> str:
-    return word[:-1] if len(word) > 3 and word.endswith("s") else word
-
-
-def near_duplicate(a: str, b: str) -> bool:
-    """The same fact in other words: one inside the other, or nearly the same words ("Likes hiking in the
-    mountains" / "Likes mountain hiking"); a changed number or a "not" keeps them apart."""
-    return is_duplicate(a, b) or _similar(_features(a), _features(b))
-
-
-def _similar(fa: set[str] | frozenset[str], fb: set[str] | frozenset[str]) -> bool:
-    return bool(fa and fb) and len(fa & fb) / len(fa | fb) >= SIMILAR
-
-
 _NEGATION = {"not", "no", "never", "doesn", "don", "does", "do"}
 _ZH_NEGATION = re.compile(r"从不|从来不|不|没有|没")
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+from companion.memory.lang import HAN, HAN_CHAR
+
+_CJK = HAN_CHAR
 _EN_LEAD = r"^(?:(?:sorry|oops|wait|no|nope|oh|ah|hmm|my bad|sorry to confuse you)[,!.]?\s+)*"
 _EN_MEANT = re.compile(
     _EN_LEAD + r"(?:I meant(?: to say)?|I mean|it'?s actually|actually,? it'?s|actually|correction:|it is actually|make that|rather)"
@@ -66,7 +68,7 @@ def correction(sentence: str) -> Correction | None:
     return None
 
 
-_LABEL = re.compile(r"^[^:：]{1,30}[:：]|^[\u4e00-\u9fff]{1,6}?(?:叫|是)")
+_LABEL = re.compile(r"^[^:：]{1,30}[:：]|^[" + HAN + r"]{1,6}?(?:叫|是)")
 
 
 def label(text: str) -> str:
@@ -116,7 +118,7 @@ _SKIP = {"my", "the", "a", "an", "to", "at", "in", "on", "job", "be", "being", "
          "last", "year", "years", "ago", "month", "months", "week", "weeks", "since", "school", "college", "now", "then", "day", "days", "for", "when"}
 _VERBS = {"eat", "drink", "play", "smoke", "use", "take", "watch", "read", "go", "do", "make", "have", "own", "wear", "drive", "live"}
 _ZH_FILLER = re.compile(r"^(?:当|做|很|也|都|经常|常常|还|是)+")
-_ZH_VERB = re.compile(r"^(?:喝|吃|抽|玩|看|用|开|打)(?=[\u4e00-\u9fff]{2})")
+_ZH_VERB = re.compile(r"^(?:喝|吃|抽|玩|看|用|开|打)(?=[" + HAN + r"]{2})")
 _WORD = re.compile(r"[a-z']+")
 
 

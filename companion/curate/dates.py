@@ -6,12 +6,11 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
-           "october", "november", "december"]
-_MON = r"(?P<mon>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-_ZH_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
-_ZH_NUM = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+from companion.memory.lang import (MONTH_PATTERN, WEEKDAY_PATTERN, WEEKDAYS, WORD_NUMBERS, ZH_NUMERALS, has_han, month_index,
+                                   zh_number, zh_weekday)
+
+_MON = MONTH_PATTERN
+_ZH_NUM = f"[{ZH_NUMERALS}\\d]+"
 
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"), "iso"),
@@ -21,7 +20,7 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b", re.I), "+0"),
     (re.compile(r"\bin (?P<n>\d{1,3}|a|one|two|three|four|five|six|seven) (?P<unit>days?|weeks?)\b", re.I), "in"),
     (re.compile(r"\bnext week\b", re.I), "+7"),
-    (re.compile(r"\b(?P<next>next |this |on )?(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I), "weekday"),
+    (re.compile(r"\b(?P<next>next |this |on )?" + WEEKDAY_PATTERN + r"\b", re.I), "weekday"),
     (re.compile(r"\b" + _MON + r"\.? (?P<d>\d{1,2})(?:st|nd|rd|th)?\b", re.I), "md"),
     (re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)? (?:of )?" + _MON + r"\b", re.I), "md"),
     (re.compile(r"大后天"), "+3"),
@@ -31,9 +30,8 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"今天|今晚|今早"), "+0"),
     (re.compile(r"(?P<next>下)?(?:周|星期|礼拜)(?P<zw>[一二三四五六日天])"), "zh_weekday"),
     (re.compile(r"(?P<m>\d{1,2})月(?P<d>\d{1,2})[日号]"), "zh_md"),
-    (re.compile(r"(?P<n>[一两二三四五六七八九十\d]+)天(?:后|以后|之后)"), "zh_in"),
+    (re.compile(r"(?P<n>" + _ZH_NUM + r")天(?:后|以后|之后)"), "zh_in"),
 ]
-_WORD_NUM = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 
 
 @dataclass(frozen=True)
@@ -42,11 +40,6 @@ class FoundDate:
     start: int
     end: int
     text: str
-
-
-def _month_index(name: str) -> int:
-    name = name.lower()[:3]
-    return next(i for i, m in enumerate(_MONTHS) if m.startswith(name)) + 1
 
 
 def _future_md(anchor: date, month: int, day: int) -> date | None:
@@ -73,10 +66,10 @@ def _resolve(kind: str, match: re.Match[str], anchor: date) -> date | None:
         return anchor + timedelta(days=int(kind))
     if kind == "in":
         raw = groups["n"].lower()
-        count = int(raw) if raw.isdigit() else _WORD_NUM[raw]
+        count = int(raw) if raw.isdigit() else WORD_NUMBERS[raw]
         return anchor + timedelta(days=count * (7 if groups["unit"].lower().startswith("week") else 1))
     if kind in ("weekday", "zh_weekday"):
-        target = _WEEKDAYS.index(groups["wd"].lower()) if kind == "weekday" else _ZH_WEEKDAY[groups["zw"]]
+        target = WEEKDAYS.index(groups["wd"].lower()) if kind == "weekday" else zh_weekday(groups["zw"])
         ahead = (target - anchor.weekday()) % 7
         nxt = (groups.get("next") or "").strip().lower()
         if nxt in ("next", "下"):
@@ -86,13 +79,12 @@ def _resolve(kind: str, match: re.Match[str], anchor: date) -> date | None:
                 return monday_next + timedelta(days=target)
         return anchor + timedelta(days=ahead)
     if kind == "md":
-        return _future_md(anchor, _month_index(groups["mon"]), int(groups["d"]))
+        return _future_md(anchor, month_index(groups["mon"]), int(groups["d"]))
     if kind == "zh_md":
         return _future_md(anchor, int(groups["m"]), int(groups["d"]))
     if kind == "zh_in":
-        raw = groups["n"]
-        count = int(raw) if raw.isdigit() else _ZH_NUM.get(raw, 0)
-        return anchor + timedelta(days=count) if count else None
+        days = zh_number(groups["n"])
+        return anchor + timedelta(days=days) if days else None
     return None
 
 
@@ -130,7 +122,7 @@ def absolutize(text: str, anchor: date) -> str:
         if re.fullmatch(r"\d{4}-\d{1,2}-\d{1,2}", found.text):
             continue
         prefix = out[: found.start]
-        zh = bool(re.search(r"[\u4e00-\u9fff]", found.text))
+        zh = has_han(found.text)
         joiner = "" if zh or re.search(r"\b(on|by|until|before|after)\s*$", prefix, re.I) else "on "
         prefix = re.sub(r"\b(on|this|next)\s+$", lambda m: m.group(0) if m.group(1).lower() == "on" else "", prefix, flags=re.I)
         out = prefix + joiner + found.when.isoformat() + out[found.end :]
@@ -141,12 +133,13 @@ def absolutize(text: str, anchor: date) -> str:
 # -- times of day ("at 8", "8:30pm", "noon", "八点", "下午三点半", "in 20 minutes") ------------------------
 
 _AMPM = r"(?P<ap>[ap])\.?\s?m\b\.?"
-_ZH_DIGITS = "零〇一二两三四五六七八九十"
+_ZH_DIGITS = ZH_NUMERALS
 _ZH_PART = r"(?P<part>早上|早晨|上午|中午|下午|傍晚|晚上|夜里|凌晨|今晚|明晚|明早)?"
 _TIME_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(?<![\d:])(?P<h>\d{1,2})[:.](?P<m>\d{2})\s*" + _AMPM, re.I), "clock"),
     (re.compile(r"(?<![\d:.])(?P<h>\d{1,2})\s*" + _AMPM, re.I), "clock"),
     (re.compile(r"(?<![\d:])(?P<h>\d{1,2}):(?P<m>\d{2})(?![\d:])"), "clock"),
+    (re.compile(r"\b(?:at )?(?P<h>\d{1,2}) ?o'?clock\b", re.I), "clock"),
     (re.compile(r"\bat (?P<h>\d{1,2})(?:[:.](?P<m>\d{2}))?\b(?! ?(?:%|years?|days?|weeks?|months?|minutes?|hours?))", re.I), "clock"),
     (re.compile(r"\b(?:at )?(?P<word>noon|midday|midnight)\b", re.I), "word"),
     (re.compile(r"\bin (?P<n>\d{1,3}|a|an|one|two|three|half an?) (?P<unit>minutes?|mins?|hours?)\b", re.I), "in"),
@@ -169,20 +162,6 @@ class FoundTime:
     after: timedelta | None = None
 
 
-def zh_number(text: str) -> int | None:
-    """'八' -> 8, '十二' -> 12, '二十三' -> 23, '四十五' -> 45, '08' -> 8."""
-    if text.isdigit():
-        return int(text)
-    digits = {"零": 0, "〇": 0, **_ZH_NUM}
-    if "十" not in text:
-        return digits.get(text) if len(text) == 1 else None
-    tens, _, ones = text.partition("十")
-    units = {k: v for k, v in digits.items() if v < 10}
-    if len(tens) > 1 or len(ones) > 1 or (tens and tens not in units) or (ones and ones not in units):
-        return None
-    return (units[tens] if tens else 1) * 10 + (units[ones] if ones else 0)
-
-
 def _time(kind: str, match: re.Match[str]) -> FoundTime | None:
     g = match.groupdict()
     span = (match.start(), match.end(), match.group(0))
@@ -193,7 +172,7 @@ def _time(kind: str, match: re.Match[str]) -> FoundTime | None:
         if raw.startswith("half") or raw == "半":
             amount = 0.5
         elif kind == "in":
-            amount = float(raw) if raw.isdigit() else float(_WORD_NUM.get(raw, 1 if raw in ("an",) else 0))
+            amount = float(raw) if raw.isdigit() else float(WORD_NUMBERS.get(raw, 0))
         else:
             amount = float(zh_number(raw) or 0)
         hours = g["unit"].lower().startswith(("hour", "小时", "钟头"))
@@ -246,6 +225,8 @@ def resolve_moment(text: str, now: datetime) -> tuple[date, FoundTime | None, li
     spans = [(d.start, d.end) for d in days[:1]] + ([(moment.start, moment.end)] if moment else [])
     if moment is not None and moment.after is not None:
         at = now + moment.after
+        if at.second or at.microsecond:  # "in 1 minute" said at 14:00:30 is due 14:02, never before 14:01:30
+            at = at.replace(second=0, microsecond=0) + timedelta(minutes=1)
         return at.date(), FoundTime(at.hour, at.minute, moment.start, moment.end, moment.text, True), spans
     day = days[0].when if days else now.date()
     if moment is None:

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import time
 from typing import Callable
 
 from companion.memory.records import Record
 from companion.curate import corrections as C
 from companion.memory import entries as E
 from companion.curate import listen
-from companion.curate.dates import find_dates
+from companion.curate.dates import find_dates, resolve_moment
 from companion.curate.ops import Op
+from companion.memory.lang import HAN, has_han
 
 _SENTENCE = re.compile(r"(?<=[.!?。！？;；])\s*|\n+")
 _STOP = re.compile(
@@ -93,7 +95,7 @@ RULES: list[Rule] = [
     _rule(r"^(?:please,? )?(?P<x>(?:stop|quit) (?:using|saying|calling|sending|adding|asking|mentioning) [^.!?]{2,80}|(?:don't|do not) (?:use|say|call|send|add|mention) [^.!?]{2,80})",
           "USER.md", "Instructions", lambda m: _cap(_x(m))),
     _rule(r"\b(?:please )?call me (?!back|later|tomorrow|tonight|today|when|if|at|on|in)(?P<x>[A-Z][\w'-]{1,30})\b", "USER.md", "Profile", lambda m: E.name_entry(_x(m)), E.NAME_SLOT, 0),
-    _rule(r"(?:以后|今后)?(?:请|你)?(?:就)?叫我(?P<x>(?:小|老|阿)[\u4e00-\u9fff]{1,2}|[\u4e00-\u9fff]{2,3}(?=吧|就好|就行))", "USER.md", "Profile", lambda m: E.name_entry(_x(m)), E.NAME_SLOT, 0),
+    _rule(r"(?:以后|今后)?(?:请|你)?(?:就)?叫我(?P<x>(?:小|老|阿)[" + HAN + r"]{1,2}|[" + HAN + r"]{2,3}(?=吧|就好|就行))", "USER.md", "Profile", lambda m: E.name_entry(_x(m)), E.NAME_SLOT, 0),
     _rule(r"\bI(?i:'m| am) (?i:from) (?P<x>[A-Z][^.!?]{1,60})", "USER.md", "Profile", lambda m: f"From {_x(m)}", "", 0),
     _rule(r"\b(?i:my (?P<r>" + _REL + r")(?:'s name)? is (?:called |named )?)(?P<x>[A-Z][\w'-]{1,30})", "USER.md", "Profile", lambda m: f"{_cap(m.group('r').lower())}: {_x(m)}", "", 0),
     _rule(r"\b(?i:(?:I|we) have an? (?P<r>" + _REL + r") (?:named|called) )(?P<x>[A-Z][\w'-]{1,30})", "USER.md", "Profile", lambda m: f"{_cap(m.group('r').lower())}: {_x(m)}", "", 0),
@@ -117,22 +119,22 @@ RULES: list[Rule] = [
     _rule(r"\bI(?:'ve| have)? decided (?:to )?(?P<x>[^.!?]{3,120})", "MEMORY.md", "Decisions", lambda m: f"Decided to {_x(m)}"),
     _rule(r"\bI(?:'m| am) (?:interested in|into|learning|studying|reading about) (?P<x>[^.!?]{2,80})", "MEMORY.md", "Topics & Interests", lambda m: f"Interested in {_x(m)}"),
     # Chinese
-    _rule(r"我(?:的名字)?叫(?P<x>[\u4e00-\u9fff]{1,4}|[A-Za-z]{1,20})(?![\u4e00-\u9fffA-Za-z])", "USER.md", "Profile", lambda m: E.name_entry(_x(m)), E.NAME_SLOT, 0),
+    _rule(r"我(?:的名字)?叫(?P<x>[" + HAN + r"]{1,4}|[A-Za-z]{1,20})(?![" + HAN + r"A-Za-z])", "USER.md", "Profile", lambda m: E.name_entry(_x(m)), E.NAME_SLOT, 0),
     _rule(r"我(?:是)?对(?P<x>[^，。！？,.!?]{1,20})过敏", "USER.md", "Profile", lambda m: f"对{_x(m)}过敏", "", 0),
     _rule(r"我(?:现在)?是(?:一名|一个|一位)?(?P<x>[^，。！？,.!?]{0,8}(?:工程师|老师|教师|学生|医生|护士|程序员|设计师|律师|作家|经理|厨师|会计|研究员|翻译|记者|司机|警察|销售))", "USER.md", "Profile", lambda m: f"是{_x(m)}", "是", 0),
     _rule(r"我(?:们)?(?:已经|刚|刚刚|最近)?(?:从|由)?(?:[^，。！？,.!?]{1,12})?搬(?:到|去)了?(?P<x>[^，。！？,.!?了]{1,20})", "USER.md", "Profile", lambda m: f"住在{_x(m)}", "住在", 0),
     _rule(r"我(?P<n>从不|从来不|不)(?P<v>吃|喝|抽|开|看|用|穿|玩)(?P<x>[^，。！？,.!?]{1,20})", "USER.md", "Preferences", lambda m: f"{m.group('n')}{m.group('v')}{_x(m)}", "", 0),
     _rule(r"我(?:现在)?住在(?P<x>[^，。！？,.!?]{1,20})", "USER.md", "Profile", lambda m: f"住在{_x(m)}", "住在", 0),
     _rule(r"我(?:现在)?在(?P<x>[^，。！？,.!?]{1,20})(?:工作|上班)", "USER.md", "Profile", lambda m: f"在{_x(m)}工作", "在*工作", 0),
-    _rule(r"我的?(?P<r>" + _ZH_REL + r")叫(?P<x>[\u4e00-\u9fffA-Za-z]{1,12})", "USER.md", "Profile", lambda m: f"{m.group('r')}叫{_x(m)}", "", 0),
+    _rule(r"我的?(?P<r>" + _ZH_REL + r")叫(?P<x>[" + HAN + r"A-Za-z]{1,12})", "USER.md", "Profile", lambda m: f"{m.group('r')}叫{_x(m)}", "", 0),
     _rule(r"我最喜欢的(?P<k>[^，。！？,.!?是]{1,10})是(?P<x>[^，。！？,.!?]{1,20})", "USER.md", "Preferences", lambda m: f"最喜欢的{m.group('k')}是{_x(m)}", "", 0),
     _rule(r"我(?:很|非常|特别|最)?(?:喜欢|爱吃|爱)(?!的)(?P<x>[^，。！？,.!?]{1,30})", "USER.md", "Preferences", lambda m: f"喜欢{_x(m)}", "", 0),
     _rule(r"我(?:会说|会讲|说)(?P<x>[^，。！？,.!?]{1,12}?(?:语|话|文))", "USER.md", "Profile", lambda m: f"会说{_x(m)}", "", 0),
     _rule(r"我有(?P<x>(?:一|两|二|三|四|五|六|\d+)(?:个|只|条|位|辆|匹)[^，。！？,.!?]{0,6}?(?:孩子|儿子|女儿|猫|狗|宠物|兄弟|姐妹|孙子|孙女|车))", "USER.md", "Profile", lambda m: f"有{_x(m)}", "", 0),
-    _rule(r"我(?:现在)?(?:是|吃)(?P<x>素食者|素食主义者|素)(?![\u4e00-\u9fff])", "USER.md", "Profile", lambda m: "是素食者" if _x(m) != "素" else "吃素", "是素食者|是素食主义者|吃素", 0),
+    _rule(r"我(?:现在)?(?:是|吃)(?P<x>素食者|素食主义者|素)(?![" + HAN + r"])", "USER.md", "Profile", lambda m: "是素食者" if _x(m) != "素" else "吃素", "是素食者|是素食主义者|吃素", 0),
     _rule(r"我(?:一点[也都]|并|真的|根本|实在)?(?P<n>不太喜欢|不喜欢|讨厌|不爱)(?P<x>[^，。！？,.!?]{1,30})", "USER.md", "Preferences", lambda m: f"{'不太喜欢' if m.group('n') == '不太喜欢' else '不喜欢'}{_x(m)}", "", 0),
     _rule(r"^(?:请你?)?(?:以后|总是|永远)(?:请你?)?(?!(?:就)?叫我)(?P<x>[^。！？!?]{2,60})", "USER.md", "Instructions", lambda m: f"以后{_x(m)}", "", 0),
-    _rule(r"(?:你就叫|就叫你|你的名字叫)(?P<x>[\u4e00-\u9fffA-Za-z]{1,12})", "SOUL.md", "Identity", lambda m: f"Name: {_x(m)}", E.NAME_SLOT, 0),
+    _rule(r"(?:你就叫|就叫你|你的名字叫)(?P<x>[" + HAN + r"A-Za-z]{1,12})", "SOUL.md", "Identity", lambda m: f"Name: {_x(m)}", E.NAME_SLOT, 0),
     _rule(r"(?P<x>(?:说话|回答|回复)(?:要|请)?(?:更|再)?(?:简洁|简短|详细|正式|随意|幽默)一?(?:点|些)?)", "SOUL.md", "Style", lambda m: _x(m), "", 0),
     _rule(r"我决定(?P<x>[^。！？!?]{2,60})", "MEMORY.md", "Decisions", lambda m: f"决定{_x(m)}", "", 0),
     _rule(r"我(?:在学|正在学)(?P<x>[^，。！？,.!?]{1,20})", "MEMORY.md", "Topics & Interests", lambda m: f"在学{_x(m)}", "", 0),
@@ -180,24 +182,32 @@ def _plan(sentence: str, record: Record) -> Op | None:
     found = find_dates(sentence, record.day)
     if not found:
         return None
-    zh = re.search(r"[\u4e00-\u9fff]", sentence) is not None
+    zh = has_han(sentence)
     if zh:
         if "我" not in sentence or not re.search(r"要|得|会|打算|准备|约|有", sentence):
             return None
     elif not _PLAN_EN.search(sentence):
         return None
     when = found[0].when
-    what = sentence[: found[0].start] + sentence[found[0].end :]
-    what = _DATE_WORDS.sub("", what[: found[0].start]) + what[found[0].start :]
+    moment = resolve_moment(sentence, record.timestamp)  # "on December 10 at 9am": the time is kept too
+    spans = [(found[0].start, found[0].end)]
+    at = None
+    if moment is not None and len(moment[2]) == 2 and moment[0] == when:
+        at, spans = moment[1], moment[2]
+    what = sentence
+    for start, end in sorted(spans, reverse=True):
+        what = _DATE_WORDS.sub("", what[:start]) + what[end:]
     if zh:
         what = re.sub(r"^(?:我们|我)?(?:要|得|会|打算|准备)?", "", what.replace("我", "", 1)).strip(_TRAIL)
     else:
         what = _PLAN_LEAD.sub("", what.strip()).strip(_TRAIL)
         what = _PLAN_TAIL.sub("", re.sub(r"\s{2,}", " ", what))
-    if len(what) < 3:
+    if len(what) < (2 if zh else 3):  # "开会" says it in two characters
         return None
     section = "Upcoming" if when >= record.day else "Timeline"
-    return Op("add", "MEMORY.md", section, f"{when.isoformat()}: {_cap(what.replace(_DOT, '.'))}", [record.id], origin="rule")
+    clock = time(at.hour, at.minute) if at is not None else None
+    entry = E.Entry.timed(when, clock, _cap(what.replace(_DOT, ".")))
+    return Op("add", "MEMORY.md", section, entry.text, [record.id], origin="rule")
 
 
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|「[^」]*」|『[^』]*』|‘[^’]*’|(?<![\w])'[^']*'(?![\w])")
@@ -237,7 +247,7 @@ MAX_STANDING_SENTENCES = 6  # a longer message is a paste, not a request about h
 def clauses(sentence: str) -> list[str]:
     """A compound statement split where a new subject starts ("I live in Lyon and I work as a baker");
     a Chinese clause without a subject keeps the sentence's "我"."""
-    if re.search(r"[\u4e00-\u9fff]", sentence):
+    if has_han(sentence):
         parts = [p.strip() for p in _CLAUSE_ZH.split(sentence) if p and p.strip()]
         if parts and parts[0].startswith("我"):
             parts = [parts[0]] + [p if _ZH_SUBJECT.match(p) else "我" + p for p in parts[1:]]

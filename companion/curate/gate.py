@@ -24,15 +24,18 @@ from companion.curate.policy import FACT_FILES, Actor, Decision, Proposal
 from companion.errors import ConflictError, RefusedWriteError
 from companion.memory import entries as E
 from companion.memory import maintenance
-from companion.memory.dedupe import normalize
+from companion.memory.dedupe import find_duplicate_entry, normalize
 from companion.memory.document import Document, parse_document, split_frontmatter
 from companion.memory.history import Version
+from companion.memory.lang import HAN_CHAR
 from companion.memory.records import Record
 from companion.memory.longterm import LongTermStore, all_replaced, appended, edited, section_replaced
 
 log = logging.getLogger(__name__)
 
 CONFLICT_RETRIES = 3
+# Text the user chose as a whole (an edit, an import, an earlier version): saved as it is, never compacted.
+VERBATIM = frozenset({Actor.EDITOR, Actor.RESTORE, Actor.IMPORT, Actor.MIGRATE})
 Change = Callable[[Document], str]
 Matcher = Callable[[str], bool]
 
@@ -40,7 +43,7 @@ Matcher = Callable[[str], bool]
 # -- what a "forget" names ------------------------------------------------------------------
 
 _WORDS = re.compile(r"[^\W_]+", re.UNICODE)
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+_CJK = HAN_CHAR
 _VAGUE = {
     "it", "that", "this", "those", "these", "them", "everything", "all", "about", "me", "my", "the", "a", "an",
     "what", "i", "said", "just", "please", "you", "there", "thing", "stuff", "我", "这个", "那个", "它", "这", "那", "吧",
@@ -143,19 +146,17 @@ class MemoryWriter:
                 reason = policy.approval_reason(doc.name, action, request or "", doc.body, after.body)
                 if reason:
                     raise NeedsApproval(reason)
+            if actor not in VERBATIM:  # over the size cap: the oldest entries move to the archive
+                body, archived = compact(after.front, after.body)
+                if archived:
+                    append_archive(self.home.memory, doc.name, archived, date.today())
+                    raw = after.with_body(body)
             before.append(doc.raw)
             return raw
 
         with maintenance.shared(self.home):
             doc = self.store._apply(name, checked, expected_sha, actor)
         return Written(doc.name, before[-1] if before else doc.raw, doc)
-
-    def check(self, name: str, new_raw: str, *, actor: Actor) -> Decision:
-        """What the policy says of replacing `name` with `new_raw`, without writing (the editor asks first)."""
-        doc = self.store.read(name)
-        after = parse_document(doc.name, new_raw)
-        others = {n: self.store.read(n).body for n in FACT_FILES if n != doc.name}
-        return policy.check_change(doc.name, doc.body, after.body, Actor(actor), others)
 
     # -- the common changes --------------------------------------------------
 
@@ -181,8 +182,10 @@ class MemoryWriter:
         return self.change(name, lambda doc: edited(doc, old_string, new_string), actor=actor, expected_sha=expected_sha).doc
 
     def restore(self, name: str, version: Version, *, expected_sha: str | None) -> Document:
-        """Put an earlier version back (History): the user's choice, so no content rule applies."""
-        return self.write(name, version.read(), actor=Actor.RESTORE, expected_sha=expected_sha)
+        """Put an earlier version back (History): the user's choice, so no content rule applies, and the
+        current file need not read (a broken frontmatter is what a restore repairs)."""
+        with maintenance.shared(self.home):
+            return self.store._write(name, version.read(), expected_sha, actor=Actor.RESTORE)
 
     # -- proposed operations (remember, reminders, learning, the night) ----------
 
@@ -260,7 +263,7 @@ class MemoryWriter:
 
     # -- names and the persona ---------------------------------------------------
 
-    def set_name(self, file: str, section: str, name: str, *, actor: Actor = Actor.USER) -> bool:
+    def set_name(self, file: str, section: str, name: str, *, actor: Actor) -> bool:
         """Replace the active `Name:` entry, or add one under `section`. False when nothing changed;
         Refused when the policy refuses the name (an instruction in disguise, a secret)."""
         name = " ".join(name.split())
@@ -271,7 +274,7 @@ class MemoryWriter:
         decision = policy.decide(Proposal(E.name_entry(name), file, actor, section), others)
         if not decision:
             raise Refused(decision)
-        line = f"- {decision.text}"
+        line = E.format_entry(decision.text)
 
         def named(current: Document) -> str:
             old = next((l for l in current.body.splitlines() if E.name_of(l)), None)
@@ -325,7 +328,7 @@ def filter_block(body: str, name: str, actor: Actor) -> Filtered:
     accepted = ""
     for line in body.splitlines(keepends=True):
         decision = policy.check_block(line, name, actor, {name: accepted})
-        if decision and E.is_entry(line) and E.find_duplicate_entry(policy.clean(line), accepted) is not None:
+        if decision and E.is_entry(line) and find_duplicate_entry(policy.clean(line), accepted) is not None:
             repeated += 1
         elif decision:
             kept.append(line)

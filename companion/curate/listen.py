@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from companion.memory.lang import HAN
+
 HEDGE = re.compile(
     r"\b(?:i think i (?:might|may)|i might|i may|maybe|perhaps|probably|possibly|not (?:so |too |really |entirely |a hundred percent )?sure"
     r"|i'?m not certain|not certain|i guess|i suppose|kind of|sort of|might be|may be|could be|i wonder if|unsure|undecided"
@@ -113,7 +115,7 @@ def direct_request(text: str) -> bool:
     return len([s for s in _SENTENCE_END.split(text) if s.strip()]) <= 4
 
 
-_WORDS = re.compile(r"[^\W\d_]{3,}|[\u4e00-\u9fff]")
+_WORDS = re.compile(r"[^\W\d_]{3,}|[" + HAN + r"]")
 _SPLIT = re.compile(r"(?<=[.!?。！？;；])\s*|\n+")
 _OTHER = re.compile(
     r"^(?:(?i:my|our) (?!(?:own|self|name|job|home|favou?rite|life|day|birthday)\b)(?P<rel>best friend|[a-z]+)\b(?: (?P<name>[A-Z][\w'-]+))?(?! and (?:I|me)\b)"

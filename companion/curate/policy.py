@@ -28,6 +28,7 @@ The policy, in order:
 9. A model's tool call that changes the persona, replaces a section or a file, or drops many entries
    waits for the user's approval unless the user's own message of this turn asked for it (`asked_for`:
    the one answer to "did the user ask for this?", negations such as "don't change ..." included).
+10. What learning and the night propose cites the day log, and at least one of the user's messages.
 """
 
 from __future__ import annotations
@@ -42,12 +43,14 @@ from companion.curate.extract import own_words
 from companion.curate.ops import MAX_TEXT, MIN_TEXT
 from companion.curate.sensitive import find_contact, find_sensitive
 from companion.memory import entries as E
+from companion.memory.dedupe import find_duplicate_entry
+from companion.memory.lang import cjk_count
 from companion.memory import sections
 from companion.memory.history import Actor
 from companion.memory.section_names import canonical
 
 __all__ = ["Actor", "Code", "Decision", "Proposal", "asked_for", "approval_reason", "check_block", "check_change",
-           "check_text", "decide", "audit_refusal", "rewrite_refusal", "dropped_share", "import_refusal"]
+           "check_text", "decide", "audit_refusal", "rewrite_refusal", "dropped_share", "grounds_refusal", "import_refusal"]
 
 FACT_FILES = ("USER.md", "MEMORY.md")  # one fact, one place: duplicates are checked across both
 
@@ -76,7 +79,8 @@ OWN_WORDS: dict[Actor, frozenset[Code]] = {
     Actor.IMPORT: frozenset({Code.SECRET, Code.INJECTION}),
     Actor.MIGRATE: frozenset({Code.SECRET, Code.INJECTION}),
 }
-UNCHECKED = frozenset({Actor.RESTORE, Actor.FORGET, Actor.SYSTEM})  # puts back or takes out: adds nothing new
+UNCHECKED = frozenset({Actor.RESTORE, Actor.FORGET, Actor.SYSTEM,  # puts back or takes out: adds nothing new
+                       Actor.SYNC})  # brings in what the user's other computer wrote through this same policy
 MAX_DROP_SHARE = 0.25  # a rewrite that drops more than this share of a file's entries is refused
 MAX_AUDIT_SHARE = 0.5  # the audit keeps what it retires (marked), so it may touch more, not everything
 
@@ -108,14 +112,12 @@ class Decision:
 
 
 _LETTERS = re.compile(r"[^\W\d_]")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
-_NAME = re.compile(r"^(?:Name|名字)\s*[:：]\s*(?P<v>.+)$")
 _SPACE = re.compile(r"\s+")
 
 
 def text_width(text: str) -> int:
     """Length where a CJK character counts twice: "喜欢喝茶" says as much as "Likes tea"."""
-    return len(text) + len(_CJK.findall(text))
+    return len(text) + cjk_count(text)
 
 
 def clean(text: str) -> str:
@@ -139,8 +141,8 @@ def check_text(text: str, actor: Actor) -> Decision:
         if actor not in EXPLICIT:
             return _refuse(Code.CONTACT, text, f"it holds {contact}, which is stored only when the user asks explicitly")
         note = f"Stored {contact} because the user asked explicitly."
-    name = _NAME.match(text)
-    if listen.injected(text) or (name and listen.name_is_instruction(name.group("v"))):
+    name = E.Entry(text).name
+    if listen.injected(text) or (name and listen.name_is_instruction(name)):
         return _refuse(Code.INJECTION, text, "it reads like an instruction to the assistant, not a fact")
     if listen.hedged(text):
         return _refuse(Code.HEDGE, text, "it is uncertain; it can be kept with the doubt, e.g. 'Might like opera (unsure)'")
@@ -171,7 +173,7 @@ def decide(proposal: Proposal, existing: Mapping[str, str] | None = None) -> Dec
         if proposal.file == "SOUL.md" and proposal.actor in INFERRED and not asked_for(proposal.grounds or "", "persona"):
             return _refuse(Code.PERSONA, text, "SOUL.md changes only when the user asks for a different persona")
     for file in _places(proposal.file):
-        line = E.find_duplicate_entry(text, (existing or {}).get(file, ""))
+        line = find_duplicate_entry(text, (existing or {}).get(file, ""))
         if line is not None:
             return _refuse(Code.DUPLICATE, text, f"already in {file}: {E.entry_text(line)}", line)
     return decision
@@ -287,6 +289,16 @@ def import_refusal(text: str) -> Decision | None:
     return None
 
 
+def grounds_refusal(roles: list[str]) -> str | None:
+    """Rule 10: a proposed operation cites the day-log records it comes from (their roles here), and
+    at least one is the user's own message: the companion's words are no grounds for a fact."""
+    if not roles:
+        return "cites no record of the day log"
+    if "user" not in roles:
+        return "cites only the companion's own words"
+    return None
+
+
 # -- rewrites: how much a change may drop -----------------------------------------------------
 
 
@@ -318,7 +330,7 @@ def audit_refusal(old_body: str, new_body: str) -> str | None:
 
 # A longer first paragraph is most likely pasted text, not an instruction the user typed.
 MAX_REQUEST_CHARS = 600
-PERSONA_REQUEST = re.compile(
+_PERSONA_REQUEST = re.compile(
     r"\b(call yourself|your name (is|should be|will be)|i'?ll call you|be (more|less) \w+|(please )?be \w+er\b|"
     r"(talk|speak|reply|answer|write) (more |less )?\w+ly|(don't|do not|stop) (use|using|being|saying)|"
     r"use (more|less|fewer) \w+)|你就叫|就叫你|你叫|你的名字|说话|回答.{0,4}(简洁|简短|详细)|别再|不要再",
@@ -338,7 +350,7 @@ _REPLACE_REQUEST = re.compile(
     r"reorgani[sz]e|restructure|tidy)\b|重写|替换|覆盖|清空|重置|重新写|整理",
     re.I,
 )
-_REQUESTS = {"persona": (PERSONA_REQUEST, _SOUL_REQUEST), "replace": (_REPLACE_REQUEST,)}
+_REQUESTS = {"persona": (_PERSONA_REQUEST, _SOUL_REQUEST), "replace": (_REPLACE_REQUEST,)}
 # "Don't change ...", "please never rewrite ...", "不要改 ...": the words before a request that take it back.
 _NEGATED = re.compile(
     r"(?:\b(?:don'?t|do not|never|no need to|not|stop|won'?t|shouldn'?t|mustn'?t)\b(?:\s+\w+){0,2}\s*"

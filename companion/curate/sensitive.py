@@ -14,10 +14,14 @@ from typing import Callable
 
 import phonenumbers
 
-SECRET_KINDS = ("secret", "card", "iban", "ssn")
+from companion.curate.recovery import recovery_phrases
+from companion.memory.lang import HAN
+
+SECRET_KINDS = ("secret", "card", "iban", "ssn", "recovery")
 CONTACT_KINDS = ("email", "phone", "address", "id")
 LABELS = {
     "secret": "a password, key or token",
+    "recovery": "a wallet recovery phrase",
     "card": "a card number",
     "iban": "an IBAN",
     "ssn": "a social security number",
@@ -65,18 +69,37 @@ _NOT_VALUE_WORDS = (
 )
 # A label, an optional "for home" / "of the router", a link word, then the value.
 _SECRET_WORD = (
-    r"pass(?:word|wd|phrase|code)?|pwd|pin(?:\s?code)?|cvv|cvc|csc|security code|api[_ -]?key|secret(?:[_ -]?(?:access[_ -]?)?key)?"
+    r"pass(?:word|wd|phrase|code)?|pwd|pw|pin(?:\s?code)?|cvv|cvc|csc|security code|api[_ -]?key|secret(?:[_ -]?(?:access[_ -]?)?key)?"
     r"|access[_ -]?key|access[_ -]?token|auth[_ -]?token|refresh[_ -]?token|client[_ -]?secret|private[_ -]?key|token"
     r"|passwort|kennwort|mot de passe|mdp|contrase(?:ñ|n)a|clave|senha|wachtwoord|parola d'ordine|lösenord|salasana"
-    r"|has(?:ł|l)o|пароль|パスワード|비밀번호|(?:door|gate|alarm|access|entry|safe|locker|garage|lock|building|wifi|wi-fi) ?code"
+    r"|has(?:ł|l)o|пароль|パスワード|비밀번호"
+    r"|(?:door|gate|alarm|access|entry|safe|locker|garage|lock|building|wifi|wi-fi|keypad|vault|lockbox)(?:'s)? ?(?:code|pin|passcode)"
     r"|(?:locker|lock|safe|padlock|bike lock|door) combination"
     r"|card number|account number|bank account"
 )
 _LABELLED = re.compile(
     r"(?i)(?<![\w])(?:" + _SECRET_WORD + r")(?![\w])(?:\s+(?:for|of|to|on|at|de|du|für|von|del|da)\s+(?:(?:my|the|our|mon|ma|mein|meine|mi|la|le)\s+)?(?!(?:is|was|ist|est|es)\b)[\w'-]{1,20}){0,2}"
-    r"\s*(?P<link>\bis\b|\bwas\b|=|:|：|\bist\b|\best\b|\bes\b|\bé\b|\blautet\b|→)?\s*(?:[\"'`«“])?(?P<v>(?![\[=:：])(?!(?:" + _NOT_VALUE_WORDS + r")\b)[^\s\"'`»”,;，。；、]{3,})"
+    r"\s*(?P<link>\bis\b|\bwas\b|=|:|：|\bist\b|\best\b|\bes\b|\bé\b|\blautet\b|→)?\s*(?:[\"'`«“])?(?P<v>(?![\[=:：])(?!(?:" + _NOT_VALUE_WORDS + r")(?![\w-]))[^\s\"'`»”,;，。；、]{3,})"
 )
-_ZH_LABELLED = re.compile(r"(?:密码|口令|密钥|验证码|暗码|支付密码|安全码|门禁码|卡号|银行卡号?|信用卡号?|账号)\s*(?:是|为|:|：|=)?\s*(?P<v>(?![\[=:：])[^\s\u3000,;，。；、]{3,})")
+_ZH_LABELLED = re.compile(r"(?:密码|密碼|口令|密钥|验证码|暗码|支付密码|安全码|门禁码|开门码|开锁码|门锁码|门码|保险箱码|保险柜码|报警码|警报码|卡号|银行卡号?|信用卡号?|账号)\s*(?P<link>是|为|:|：|=)?\s*(?P<v>(?![\[=:：])[^\s\u3000,;，。；、]{3,})")
+# "my password is correct horse battery staple": words after the label, up to the first function word.
+_PASSPHRASE = re.compile(
+    r"(?i)(?:(?<![\w])(?:pass(?:word|wd|phrase)?|pwd|pw)(?![\w])|口令|密码|密碼)"
+    r"(?:\s+(?:for|of|to|on|at)\s+(?:(?:my|the|our)\s+)?[\w'-]{1,20})?\s*(?:\bis\b|\bwas\b|=|:|：|是|为)\s*[\"'`«“]?"
+    r"(?P<v>[^\W\d_]{2,}(?:[ \t]+[^\W\d_]{2,}){2,9})"
+)
+_STOP_WORDS = frozenset(
+    "and or but the a an my your his her our their for with without in on at to of from by is was are be been because "
+    "so if it its this that than then when which who not no now very too also just still".split()
+)
+_NOT_VALUE = frozenset(_NOT_VALUE_WORDS.split("|"))
+_PASSPHRASE_WORDS = 3  # at least this many words that are not a remark about the password
+# "the code for the front door is 4821"
+_ACCESS_CODE = re.compile(
+    r"(?i)\b(?:code|pin|passcode|combination)\s+(?:for|of|to|on|at)\s+(?:(?:the|my|our|a)\s+)?(?:[\w'-]+\s+){0,2}?"
+    r"(?:doors?|gate|alarm|safe|locker|garage|lock|padlock|building|house|flat|apartment|entrance|keypad|vault|lockbox)"
+    r"\s*(?:\bis\b|\bwas\b|=|:|：)?\s*[\"'`«“]?(?P<v>\d[\d#* -]{1,14}[\d#*])(?![\w])"
+)
 _AWS_SECRET = re.compile(r"(?i)aws_?secret_?access_?key\s*[=:]\s*(?P<v>[A-Za-z0-9/+=]{20,})")
 _SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
 _EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b", re.ASCII)
@@ -92,7 +115,7 @@ _ADDRESS = re.compile(
     r"|(?i:\b(?:rue|avenue|boulevard|chemin|place|calle|avenida|via|piazza)\s+(?:de\s+la\s+|de\s+|du\s+|des\s+|del\s+)?[\w'-]+(?:\s+[\w'-]+)?,?\s+\d{1,5}\b)"
     r"|(?<!\w)[A-Z][\w-]*(?:" + r"straße|strasse|str\.|gasse|weg|platz|allee" + r")\s+\d{1,5}[a-z]?\b"
     r"|\d{1,5}(?:,\s*|\s+)(?:rue|avenue|boulevard|chemin|place)\s+(?:de\s+la\s+|de\s+|du\s+|des\s+)?[\w'-]+"
-    r"|[\u4e00-\u9fff]{1,12}(?:路|街|道|巷|弄)\d{1,5}(?:号|號)(?:[\d\-]+(?:室|楼|栋))?"
+    r"|[" + HAN + r"]{1,12}(?:路|街|道|巷|弄)\d{1,5}(?:号|號)(?:[\d\-]+(?:室|楼|栋))?"
 )
 _ADDRESS_LABEL = re.compile(r"(?i)\b(?:home address|my address|address)\s*(?:is|:|：)\s*(?P<v>[^\n.;]{6,80})|(?:地址|住址)\s*(?:是|为|:|：)\s*(?P<zh>[^\n。；，,]{4,40})")
 _ID_LABEL = re.compile(
@@ -179,7 +202,12 @@ def scan(text: str) -> list[Finding]:
     each(_AWS_SECRET, "secret")
     each(_URL_CREDENTIALS, "secret")
     each(_BEARER, "secret", lambda _m, v: any(c.isdigit() for c in v) or "." in v)
-    each(_ZH_LABELLED, "secret")
+    for start, end in recovery_phrases(text):
+        add("recovery", start, end)
+    for start, end in _passphrases(text):
+        add("secret", start, end)
+    each(_ACCESS_CODE, "secret")
+    each(_ZH_LABELLED, "secret", _zh_value)
     each(_LABELLED, "secret", _labelled_value)
     each(_SSN, "ssn")
     each(_EMAIL, "email")
@@ -195,6 +223,27 @@ def scan(text: str) -> list[Finding]:
     return sorted(found, key=lambda f: f.start)
 
 
+def _zh_value(match: re.Match[str], value: str) -> bool:
+    """After 密码是/：any value; after a bare 密码 only one with a digit or a Latin letter (密码太短了 is a remark)."""
+    return bool(match.group("link")) or any(c.isascii() and c.isalnum() for c in value)
+
+
+def _passphrases(text: str) -> list[tuple[int, int]]:
+    """Spans of passphrases of several words after a password label (what follows a function word is prose)."""
+    spans = []
+    for match in _PASSPHRASE.finditer(text):
+        words = list(re.finditer(r"\S+", match.group("v")))
+        kept = []
+        for word in words:
+            if word.group(0).lower() in _STOP_WORDS:
+                break
+            kept.append(word)
+        if sum(1 for w in kept if w.group(0).lower() not in _NOT_VALUE) >= _PASSPHRASE_WORDS:
+            base = match.start("v")
+            spans.append((base + kept[0].start(), base + kept[-1].end()))
+    return spans
+
+
 def _labelled_value(match: re.Match[str], value: str) -> bool:
     """After "password is": any value but an ordinary word ("the password is too short"); after a bare
     label ("token count", "password manager") only something that looks generated."""
@@ -203,16 +252,18 @@ def _labelled_value(match: re.Match[str], value: str) -> bool:
     return any(c.isdigit() or not c.isalpha() for c in value) or (len(value) >= 6 and not value.islower())
 
 
-MASKS = {"email": "[email]", "phone": "[phone]", "card": "[card]", "iban": "[iban]", "secret": "[secret]",
+MASKS = {"email": "[email]", "phone": "[phone]", "card": "[card]", "iban": "[iban]", "secret": "[secret]", "recovery": "[secret]",
          "ssn": "[id]", "id": "[id]", "address": "[address]"}
 
 
-def mask(text: str, found: Callable[[str], None] | None = None) -> str:
+def mask(text: str, found: Callable[[str], None] | None = None, *, keep_contacts: bool = False) -> str:
     """`text` with every finding replaced by its mask ("[email]"); a label before it stays
-    ("password: [secret]"). `found` is told the kind of each one."""
+    ("password: [secret]"). `found` is told the kind of each one. `keep_contacts`: mask only secrets."""
     parts: list[str] = []
     end = 0
     for finding in scan(text):
+        if keep_contacts and not finding.is_secret:
+            continue
         parts.append(text[end : finding.start])
         parts.append(MASKS[finding.kind])
         if found is not None:

@@ -8,15 +8,14 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Callable
 
-_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
-           "october", "november", "december"]
-_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-_MON = r"(?P<mon>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-_WD = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
-_ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-_ZH_NUMBER = r"[0-9一二两三四五六七八九十〇零]{1,3}"
-_COUNT = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-          "nine": 9, "ten": 10, "a few": 3, "couple of": 2, "a couple of": 2}
+from companion.memory.lang import MONTH_PATTERN, MONTHS, WEEKDAY_PATTERN, WEEKDAYS, WORD_NUMBERS, ZH_NUMERALS, month_index, zh_number
+
+_MONTHS = MONTHS
+_WEEKDAYS = WEEKDAYS
+_MON = MONTH_PATTERN
+_WD = WEEKDAY_PATTERN
+_ZH_NUMBER = f"[0-9{ZH_NUMERALS}]{{1,3}}"
+_COUNT = {**WORD_NUMBERS, "a few": 3, "couple of": 2, "a couple of": 2}
 _COUNT_WORDS = r"(?P<n>\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|a few|(?:a )?couple of)"
 # Words for days that both a question (which days it asks about) and a recalled turn (spelled out) use.
 _BEFORE_YESTERDAY = r"\b(?:the )?day before yesterday\b|前天"
@@ -47,25 +46,7 @@ def month_name(day: date) -> str:
     return f"{_MONTHS[day.month - 1].capitalize()} {day.year}"
 
 
-def zh_number(text: str) -> int | None:
-    """'3', '三', '十二', '二十三', '三十一' -> the number (None when it is none)."""
-    if text.isdigit():
-        return int(text)
-    if "十" in text:
-        tens, _, ones = text.partition("十")
-        high = _ZH_DIGITS.get(tens, None) if tens else 1
-        low = _ZH_DIGITS.get(ones, None) if ones else 0
-        return None if high is None or low is None else high * 10 + low
-    value = 0
-    for char in text:
-        if char not in _ZH_DIGITS:
-            return None
-        value = value * 10 + _ZH_DIGITS[char]
-    return value
-
-
-def _month(name: str) -> int:
-    return next(i for i, m in enumerate(_MONTHS) if m.startswith(name.lower()[:3])) + 1
+_month = month_index
 
 
 def _month_range(year: int, month: int) -> tuple[date, date]:

@@ -26,8 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.agent.learn import DaytimeLearner
-from companion.agent.memory_requests import MemoryRequests
-from companion.curate.requests import memory_request
+from companion.curate.requests import MemoryRequests, memory_request
 from companion.memory import entries as E
 from companion.memory.daylog import DayLog
 from companion.curate.gate import MemoryWriter
@@ -36,10 +35,11 @@ from companion.memory.longterm import LongTermStore
 from companion.memory.setup import ensure_home
 from companion.paths import Home
 from companion.sleep.job import SleepJob
+from companion.memory.lang import HAN
 
 FILES = ("USER.md", "MEMORY.md", "SOUL.md")
 SEED_SECTION = {"USER.md": "## Profile", "MEMORY.md": "## Facts", "SOUL.md": "## Style"}
-_WORD = re.compile(r"[a-z0-9@.+]+|[\u4e00-\u9fff]")
+_WORD = re.compile(r"[a-z0-9@.+]+|[" + HAN + r"]")
 _NEG = re.compile(r"\b(?:not|never|no|doesn't|don't|dislikes)\b|不|没|从不", re.I)
 _STOP = {"a", "an", "the", "is", "in", "at", "to", "of", "and", "for", "my", "as", "user", "user's", "s"}
 

@@ -7,7 +7,6 @@ import re
 import statistics
 import tempfile
 import time
-import unicodedata
 from dataclasses import dataclass, field
 from datetime import date, datetime, time as dtime, timedelta
 from pathlib import Path
@@ -15,6 +14,8 @@ from typing import Any, Callable
 
 from companion.agent import prompt as P
 from companion.agent.recall import HEADER, pack, snippet_line
+from companion.agent.session import ChatSession
+from companion.memory.lang import fold
 from companion.agent.turn import Agent
 from companion.curate.gate import MemoryWriter
 from companion.curate.names import set_name
@@ -22,7 +23,6 @@ from companion.errors import DatasetError
 from companion.llm.base import Backend
 from companion.llm.embed import Embedder
 from companion.memory.daylog import DayLog
-from companion.memory.longterm import LongTermStore
 from companion.memory import entries as E
 from companion.memory.search.rank import Hit, RankSettings
 from companion.memory.search.tokenize import query_terms
@@ -92,7 +92,7 @@ def load_dataset(path: Path) -> Dataset:
 
 
 def normalize(text: str) -> str:
-    return " ".join(_PUNCT.sub(" ", unicodedata.normalize("NFKC", text).casefold()).split())
+    return " ".join(_PUNCT.sub(" ", fold(text)).split())
 
 
 class _Clock:
@@ -288,15 +288,17 @@ def evaluate(
         home = Home(Path(folder))
         ensure_home(home, "en")
         clock = _Clock()
-        after_day = _sleeper(home, backend, clock, progress) if sleep else None
-        ids = ingest(home, dataset, clock, after_day)
-        store = LongTermStore(home)
-        for role, name in dataset.names.items():
-            set_name(MemoryWriter(store), *NAME_FILES[role], name)
         settings = Settings()
         settings.memory.prompt_budget_tokens = budget
-        agent = Agent(home, backend, settings, clock=clock, embedder=embedder)
+        session = ChatSession(home, settings, clock=clock, embedder=embedder)  # the model has one owner here too, as in the app
+        if backend is not None:
+            session.adopt(backend, owned=False)
         try:
+            after_day = _sleeper(session, clock, progress) if sleep else None
+            ids = ingest(home, dataset, clock, after_day)
+            agent = session.agent
+            for role, name in dataset.names.items():
+                set_name(MemoryWriter(agent.store), *NAME_FILES[role], name)
             if rank is not None:
                 agent.recall.settings = rank
             agent.recall.ready.wait()
@@ -316,7 +318,7 @@ def evaluate(
             if sleep:
                 report.coverage = _coverage(home, dataset, ids)
         finally:
-            agent.recall.close()
+            session.close()
     return report
 
 
@@ -339,7 +341,8 @@ def evaluate_grid(
         for role, name in dataset.names.items():
             set_name(MemoryWriter(store), *NAME_FILES[role], name)
         settings = Settings()
-        agent = Agent(home, None, settings, clock=clock, embedder=embedder)
+        session = ChatSession(home, settings, clock=clock, embedder=embedder)
+        agent = session.agent
         try:
             agent.recall.ready.wait()
             agent.recall.index.sync()
@@ -360,16 +363,16 @@ def evaluate_grid(
                     reports.append(report)
                     progress(f"{dataset.name} {budget} {mode}: {report.summary()}")
         finally:
-            agent.recall.close()
+            session.close()
     return reports
 
 
-def _sleeper(home: Home, backend: Backend | None, clock: _Clock, progress: Callable[[str], None]) -> Callable[[date], None]:
+def _sleeper(session: ChatSession, clock: _Clock, progress: Callable[[str], None]) -> Callable[[date], None]:
     from companion.sleep.job import SleepJob  # the nightly job, as it would run after each day
 
     def after_day(day: date) -> None:
         clock.set(day + timedelta(days=1), dtime(3, 0))
-        SleepJob(home, backend, clock=clock).run(day=day)
+        SleepJob(session.home, session.background(), clock=clock, store=session.agent.store).run(day=day)
         progress(f"slept after {day}")
 
     return after_day

@@ -6,9 +6,12 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from companion.llm.default_model import FILENAME as EMBEDDED_FILENAME
-from companion.llm.hardware import Capabilities
+
+if TYPE_CHECKING:  # only a type here: at run time the catalog needs nothing from the hardware probe
+    from companion.llm.hardware import Capabilities
 
 _GB = 10**9
 RAM_SHARE = 0.6  # a companion runs beside everything else: it may plan on this share of the machine's RAM

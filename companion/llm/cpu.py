@@ -1,4 +1,5 @@
-"""The processor: features the built-in llama.cpp needs, the cores this process may use, and how busy they are."""
+"""The processor and its memory: features the built-in llama.cpp needs, the cores this process may use, how busy
+they are, and how much RAM there is."""
 
 from __future__ import annotations
 
@@ -196,3 +197,12 @@ def lower_process_priority() -> None:
             process.nice(max(process.nice(), BACKGROUND_NICE))
     except (psutil.Error, OSError) as exc:
         log.debug("Could not lower the process priority: %s", exc)
+
+
+def ram_bytes() -> tuple[int | None, int | None]:
+    """(total, available) system RAM; None where it cannot be read."""
+    try:
+        memory = psutil.virtual_memory()
+    except (psutil.Error, OSError):
+        return None, None
+    return memory.total, memory.available

@@ -24,6 +24,7 @@ from companion.atomic import atomic_write, describe_os_error
 Progress = Callable[[int, int], None]  # (bytes done, bytes total)
 CHUNK = 1024 * 1024
 DISK_MARGIN = 200 * 2**20  # keep this much free after the download
+DISK_CHECK_BYTES = 64 * 2**20  # free space is looked at again after this many bytes
 RETRIES = 2  # automatic resumes after a dropped connection
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 MAX_REDIRECTS = 5
@@ -243,7 +244,9 @@ class Downloader:
         if remote.size is None:
             return
         have = partial.stat().st_size if partial.exists() else 0
-        need = remote.size - have
+        self._need_space(remote.size - have)
+
+    def _need_space(self, need: int) -> None:
         free = shutil.disk_usage(self.models_dir).free
         if need + DISK_MARGIN > free:
             raise DownloadError(
@@ -252,6 +255,8 @@ class Downloader:
             )
 
     def _transfer(self, remote: RemoteFile, partial: Path, progress: Progress | None) -> None:
+        """Append to `partial` until it has the advertised size, never past it; free space is checked
+        before the first byte and again every DISK_CHECK_BYTES (a file of unknown size included)."""
         have = partial.stat().st_size if partial.exists() else 0
         total = remote.size or 0
         if total and have >= total:
@@ -262,20 +267,40 @@ class Downloader:
         with response:
             mode = "ab" if have and response.status == 206 else "wb"
             done = have if mode == "ab" else 0
+            sent = _content_length(response)
+            if total and sent is not None and done + sent > total:
+                raise DownloadError(
+                    f"The server is sending {done + sent} bytes for a file it announced as {total}; stopped before "
+                    "writing anything. Try again later or choose another file."
+                )
+            if not total and sent is not None:
+                self._need_space(sent)
+            checked = done
             try:
                 with open(partial, mode) as out:
                     while True:
                         if self._cancel.is_set():
                             raise DownloadCancelled("Download stopped. Start it again to resume where it stopped.")
-                        chunk = response.read(CHUNK)
+                        chunk = response.read(min(CHUNK, total - done + 1) if total else CHUNK)
                         if not chunk:
                             break
+                        if total and done + len(chunk) > total:
+                            raise _TooLong(total)
                         out.write(chunk)
                         done += len(chunk)
+                        if done - checked >= DISK_CHECK_BYTES:
+                            self._need_space(max(total - done, 0))
+                            checked = done
                         if progress is not None:
                             progress(done, total)
                     out.flush()
                     os.fsync(out.fileno())
+            except _TooLong as exc:
+                partial.unlink(missing_ok=True)
+                raise DownloadError(
+                    f"The server sent more than the {exc.args[0]} bytes it announced for this file; the download was "
+                    "stopped and deleted. Try again later or choose another file."
+                ) from exc
             except (http.client.IncompleteRead, socket.timeout, ConnectionError) as exc:
                 raise _Interrupted(str(exc) or type(exc).__name__) from exc
             except OSError as exc:
@@ -305,6 +330,19 @@ class Downloader:
 
 class _Interrupted(Exception):
     """The connection broke off; the partial file is kept for a resume."""
+
+
+class _TooLong(Exception):
+    """The server sent more than the size it announced."""
+
+
+def _content_length(response: Any) -> int | None:
+    value = response.headers.get("Content-Length") if getattr(response, "headers", None) is not None else None
+    try:
+        length = int(value) if value is not None else None
+    except ValueError:
+        return None
+    return length if length is not None and length >= 0 else None
 
 
 def sha256_file(path: Path, cancel: threading.Event | None = None) -> str:

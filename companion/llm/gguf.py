@@ -28,6 +28,8 @@ _TENSOR_BLOCKS = {
 }
 _MAX_TENSORS = 1_000_000
 _MAX_DIMS = 8
+_MAX_KEYS = 65_536  # metadata entries; real models have a few dozen
+_MAX_DEPTH = 2  # an array of arrays at most (llama.cpp reads no deeper)
 
 
 @dataclass
@@ -131,14 +133,19 @@ def read_gguf(path: Path, max_array_items: int = 0) -> GGUFInfo:
             if version == 1:
                 raise NotAGGUFError(f"{path.name} is a GGUF version 1 file, too old for llama.cpp. Convert it again.")
             tensor_count, kv_count = _unpack(handle, "<QQ")
+            if kv_count > _MAX_KEYS:
+                raise EOFError
             metadata: dict[str, Any] = {}
             for _ in range(kv_count):
                 key = _read_string(handle)
                 (value_type,) = _unpack(handle, "<I")
-                metadata[key] = _read_value(handle, value_type, max_array_items)
+                metadata[key] = _read_value(handle, value_type, max_array_items, 0)
             parameters, data_end = _read_tensor_infos(handle, tensor_count, metadata)
-        except (struct.error, EOFError, UnicodeDecodeError, OverflowError, ValueError) as exc:
-            raise NotAGGUFError(f"{path.name} is truncated or damaged: its GGUF header cannot be read.") from exc
+        except (struct.error, EOFError, UnicodeDecodeError, OverflowError, ValueError, RecursionError, MemoryError) as exc:
+            raise NotAGGUFError(
+                f"{path.name} is truncated or damaged: its GGUF header cannot be read. "
+                "Download or copy it again, or choose another model in Settings > Model."
+            ) from exc
     if data_end > size:
         raise NotAGGUFError(
             f"{path.name} is incomplete: it has {size / 2**20:.1f} MB of the {data_end / 2**20:.1f} MB its header "
@@ -196,21 +203,23 @@ def _read_string(handle: IO[bytes]) -> str:
     return data.decode("utf-8")
 
 
-def _read_value(handle: IO[bytes], value_type: int, max_items: int) -> Any:
+def _read_value(handle: IO[bytes], value_type: int, max_items: int, depth: int) -> Any:
     if value_type in _SCALARS:
         return _unpack(handle, _SCALARS[value_type])[0]
     if value_type == _STRING:
         return _read_string(handle)
     if value_type == _ARRAY:
+        if depth >= _MAX_DEPTH:  # arrays nested deeper than any model writes: a damaged or hostile header
+            raise EOFError
         item_type, count = _unpack(handle, "<IQ")
         if count <= max_items:
-            return [_read_value(handle, item_type, max_items) for _ in range(count)]
-        _skip_array(handle, item_type, count)
+            return [_read_value(handle, item_type, max_items, depth + 1) for _ in range(count)]
+        _skip_array(handle, item_type, count, depth + 1)
         return {"array_length": count}
     raise EOFError
 
 
-def _skip_array(handle: IO[bytes], item_type: int, count: int) -> None:
+def _skip_array(handle: IO[bytes], item_type: int, count: int, depth: int) -> None:
     if item_type in _SCALARS:
         handle.seek(struct.calcsize(_SCALARS[item_type]) * count, 1)
         return
@@ -219,5 +228,7 @@ def _skip_array(handle: IO[bytes], item_type: int, count: int) -> None:
             (length,) = _unpack(handle, "<Q")
             handle.seek(length, 1)
         return
+    if item_type != _ARRAY:
+        raise EOFError
     for _ in range(count):
-        _read_value(handle, item_type, 0)
+        _read_value(handle, item_type, 0, depth)

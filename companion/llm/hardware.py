@@ -8,10 +8,8 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
-import psutil
-
 from companion.errors import ModelMemoryError
-from companion.llm.cpu import physical_cores
+from companion.llm.cpu import physical_cores, ram_bytes
 from companion.llm.gguf import GGUFInfo
 
 GPU_LAYERS_AUTO = -2  # ModelSettings.n_gpu_layers: as many layers as fit
@@ -94,15 +92,6 @@ def detect(gpu_offload: bool | None = None) -> Capabilities:
         ram_available=available,
         unified_memory=apple,
     )
-
-
-def ram_bytes() -> tuple[int | None, int | None]:
-    """(total, available) system RAM; None where it cannot be read."""
-    try:
-        memory = psutil.virtual_memory()
-    except (psutil.Error, OSError):
-        return None, None
-    return memory.total, memory.available
 
 
 def _nvidia_gpus() -> list[GpuDevice]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ctypes
 import logging
 import os
-import re
 import sys
 import threading
 import time
@@ -16,16 +15,15 @@ from typing import Any, Iterator, cast
 from companion.errors import GenerationError, ModelMemoryError, UnsupportedModelError
 from companion.llm.base import CancelFlag, Chunk, GenerationOptions, Message, ModelInfo, estimate_tokens
 from companion.llm.catalog import display_name
-from companion.llm.cpu import CpuLoad, background_priority, free_threads, missing_cpu_features, physical_cores, unsupported_cpu_message
+from companion.llm.control_tokens import ControlTokens
+from companion.llm.cpu import (CpuLoad, background_priority, free_threads, missing_cpu_features, physical_cores, ram_bytes,
+                               unsupported_cpu_message)
 from companion.llm.gguf import GGUFInfo, read_gguf
 from companion.llm.toolparse import ToolTextFilter, prompt_inputs
 
 log = logging.getLogger(__name__)
 llama_log = logging.getLogger("companion.llama_cpp")
 
-# Text that a chat template would turn into control tokens (tokenized with special=True).
-_SPECIAL = re.compile(r"<(\|[^|<>\s]{1,40}\|)>|<(/?s)>|<((?:start|end)_of_turn)>|\[(/?INST)\]")
-_ZWSP = "\u200b"
 _CALLBACK: Any = None
 # llama.cpp's OpenMP workers spin between operations before they sleep (libgomp: 300,000 rounds, libomp: 200 ms).
 # When a core is taken by another program, spinning burns the time slice the late thread needs;
@@ -44,14 +42,33 @@ def _llama_cpp() -> Any:
     return llama_cpp
 
 
+_KNOWN_FAMILIES = ControlTokens.for_server()
+
+
 def neutralize_special_tokens(text: str) -> str:
-    """Break strings like `<|im_end|>` so user or memory text cannot end a turn or fake a role."""
+    """Break the control tokens of every model family we know (a loaded model breaks its own vocabulary's)."""
+    return _KNOWN_FAMILIES.neutralize(text)
 
-    def breaker(match: re.Match[str]) -> str:
-        whole = match.group(0)
-        return whole[0] + _ZWSP + whole[1:]
 
-    return _SPECIAL.sub(breaker, text)
+def chat_formats() -> list[str]:
+    """The chat format names llama-cpp-python accepts (an explicit format wins over the GGUF's template)."""
+    from llama_cpp import llama_chat_format
+
+    return sorted(llama_chat_format.LlamaChatCompletionHandlerRegistry()._chat_handlers)
+
+
+def vocab_control_tokens(vocab: Any) -> list[str]:
+    """Every token a loaded vocabulary matches in raw text: control and unknown tokens (matched when the
+    prompt is tokenized with special tokens on) and user-defined ones (matched always)."""
+    llama_cpp = _llama_cpp()
+    wanted = llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED | llama_cpp.LLAMA_TOKEN_ATTR_UNKNOWN
+    tokens = []
+    for token in range(llama_cpp.llama_vocab_n_tokens(vocab)):
+        if llama_cpp.llama_vocab_get_attr(vocab, token) & wanted:
+            text = llama_cpp.llama_vocab_get_text(vocab, token)
+            if text:
+                tokens.append(text.decode("utf-8", "replace"))
+    return tokens
 
 
 def valid_unicode(text: str) -> str:
@@ -90,8 +107,6 @@ def _patch_failed_load_cleanup() -> None:
 
 def available_memory_bytes() -> int | None:
     """Available RAM (free plus reclaimable cache); None where it cannot be read."""
-    from companion.llm.hardware import ram_bytes
-
     return ram_bytes()[1]
 
 
@@ -106,19 +121,49 @@ def gpu_offload_supported() -> bool:
 
 def probe_model(path: Path) -> None:
     """Load only the vocabulary (no weights): raises UnsupportedModelError if this llama.cpp cannot run the file."""
-    meta = read_gguf(path)
-    _route_llama_logs()
-    llama_cpp = _llama_cpp()
-    params = llama_cpp.llama_model_default_params()
-    params.vocab_only = True
-    model = llama_cpp.llama_model_load_from_file(str(path).encode("utf-8"), params)
-    if not model:
-        raise UnsupportedModelError(
-            f"This version of Companion's llama.cpp cannot run {path.name} (architecture '{meta.architecture}'): "
-            "the architecture is too new or unknown, or the file's vocabulary is damaged. "
-            "Choose another model, or update Companion."
-        )
-    llama_cpp.llama_model_free(model)
+    Vocabulary(path).close()
+
+
+class Vocabulary:
+    """A model file's tokenizer alone, without its weights: which tokens are control tokens, and how
+    llama.cpp tokenizes text. Raises UnsupportedModelError if this llama.cpp cannot read the file."""
+
+    def __init__(self, path: Path) -> None:
+        meta = read_gguf(path)
+        _route_llama_logs()
+        llama_cpp = _llama_cpp()
+        params = llama_cpp.llama_model_default_params()
+        params.vocab_only = True
+        self._model = llama_cpp.llama_model_load_from_file(str(path).encode("utf-8"), params)
+        if not self._model:
+            raise UnsupportedModelError(
+                f"This version of Companion's llama.cpp cannot run {path.name} (architecture '{meta.architecture}'): "
+                "the architecture is too new or unknown, or the file's vocabulary is damaged. "
+                "Choose another model, or update Companion."
+            )
+        self.vocab = llama_cpp.llama_model_get_vocab(self._model)
+
+    def control_tokens(self) -> ControlTokens:
+        return ControlTokens(vocab_control_tokens(self.vocab))
+
+    def tokenize(self, text: str, special: bool) -> list[int]:
+        """Token ids of `text`; with `special`, control tokens written in it are parsed, as in a rendered prompt."""
+        llama_cpp = _llama_cpp()
+        data = valid_unicode(text).encode("utf-8")
+        size = len(data) + 8
+        buffer = (llama_cpp.llama_token * size)()
+        count = llama_cpp.llama_tokenize(self.vocab, data, len(data), buffer, size, False, special)
+        return list(buffer[:count])
+
+    def is_control(self, token: int) -> bool:
+        llama_cpp = _llama_cpp()
+        attr = llama_cpp.llama_vocab_get_attr(self.vocab, token)
+        return bool(attr & (llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED))
+
+    def close(self) -> None:
+        if self._model:
+            _llama_cpp().llama_model_free(self._model)
+            self._model = None
 
 
 def engine_version() -> str:
@@ -200,6 +245,12 @@ class LlamaBackend:
         offload = gpu_offload_supported()
         layers = n_gpu_layers if offload else 0
         warnings: list[str] = []
+        if chat_format and chat_format not in chat_formats():  # a hand-edited or hostile settings.toml
+            warnings.append(
+                f"The chat format '{chat_format[:40]}' in the settings is not one this llama.cpp knows; using the model's "
+                "own template. Pick a format in Settings > Model."
+            )
+            chat_format = None
         if n_gpu_layers and not offload:
             warnings.append("This llama.cpp build cannot use a GPU; running on the CPU.")
         if chat_format is None and meta.chat_template is None:
@@ -227,6 +278,7 @@ class LlamaBackend:
         except ValueError as exc:
             raise self._translate_load_error(exc, meta, n_ctx) from exc
         self._lock = threading.RLock()
+        self.control_tokens = ControlTokens(vocab_control_tokens(self._llm._model.vocab))
         self._load = CpuLoad().start()
         self._threads = self.max_threads
         self._cancel = CancelFlag()
@@ -280,12 +332,13 @@ class LlamaBackend:
     # -- Backend protocol ----------------------------------------------------
 
     def _prepare(self, messages: list[Message]) -> list[dict[str, Any]]:
+        """Messages whose text cannot become a control token: the template alone writes those."""
         prepared = []
         for message in messages:
             item = dict(message)
             if isinstance(item.get("content"), str):
-                item["content"] = neutralize_special_tokens(valid_unicode(item["content"]))
-            prepared.append(item)
+                item["content"] = valid_unicode(item["content"])
+            prepared.append(self.control_tokens.message(item))
         return prepared
 
     def stream_chat(self, messages: list[Message], options: GenerationOptions) -> Iterator[Chunk]:
@@ -366,7 +419,10 @@ class LlamaBackend:
             if self._closed:
                 return
             self._use_threads(False)
-            self._llm.create_chat_completion(messages=cast(Any, self._prepare(messages)), max_tokens=1, temperature=0.0)
+            try:
+                self._llm.create_chat_completion(messages=cast(Any, self._prepare(messages)), max_tokens=1, temperature=0.0)
+            except (RuntimeError, ValueError) as exc:
+                raise GenerationError(f"The model failed while reading the conversation: {exc}") from exc
 
     def close(self) -> None:
         with self._lock:

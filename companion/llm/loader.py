@@ -102,6 +102,13 @@ def load_backend(
     return _load_local(settings, resolve_model_path(settings, override), caps)
 
 
+def connect_server(base_url: str, model_name: str = "", api_key: str = ""):  # -> Backend
+    """A model server's backend, asked once (no retries): for "Test connection" before the settings are saved."""
+    from companion.llm.remote import RemoteBackend
+
+    return RemoteBackend(base_url, model_name, api_key, retries=0)
+
+
 def _load_local(settings: ModelSettings, path: Path, caps: Capabilities | None):
     from companion.llm.llama import LlamaBackend
 

@@ -16,6 +16,7 @@ from urllib.parse import unquote, urlsplit
 import httpx2
 
 from companion.errors import RemoteServerError
+from companion.llm.control_tokens import ControlTokens
 from companion.llm.base import CancelFlag, Chunk, GenerationOptions, Message, ModelInfo, estimate_tokens
 from companion.llm.remote_stream import Deadline, Limits, StreamState, error_detail, sse_events
 from companion.llm.toolparse import prompt_inputs
@@ -34,6 +35,12 @@ def without_login(url: str) -> str:
     if parts.username is None and parts.password is None:
         return url
     return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+
+
+def _props_context(props: dict[str, Any]) -> int | None:
+    settings = props.get("default_generation_settings")
+    value = settings.get("n_ctx") if isinstance(settings, dict) else props.get("n_ctx")
+    return int(value) if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 def _loopback(host: str) -> bool:
@@ -114,10 +121,13 @@ class RemoteBackend:
         if not name:
             raise RemoteServerError(f"The server at {self.base_url} lists no models. Load a model in the server first.")
         self.model = name
+        props = self._server_props()
+        template = props.get("chat_template")
+        self.control_tokens = ControlTokens.for_server(template if isinstance(template, str) else None)
         self.info = ModelInfo(
             name=name.replace("\\", "/").rsplit("/", 1)[-1],  # some servers use the GGUF's path as the id
             path=self.base_url,
-            n_ctx=n_ctx or self._server_context() or DEFAULT_N_CTX,
+            n_ctx=n_ctx or _props_context(props) or DEFAULT_N_CTX,
             gpu_offload_supported=False,
             device=f"server {self._host}:{self._port}",
             chat_format="server",
@@ -231,26 +241,23 @@ class RemoteBackend:
         items = data.get("data", []) if isinstance(data, dict) else []
         return [str(item["id"]) for item in items if isinstance(item, dict) and "id" in item]
 
-    def _server_context(self) -> int | None:
-        """llama-server reports its context size at /props beside /v1; other servers are asked nothing."""
+    def _server_props(self) -> dict[str, Any]:
+        """llama-server reports its context size and chat template at /props beside /v1; other servers are asked nothing."""
         if self._server_root is None:
-            return None
+            return {}
         try:
             data = self._get_json(f"{self._server_root}/props", timeout=3.0, retry=False)
         except RemoteServerError:
-            return None
-        if not isinstance(data, dict):
-            return None
-        settings = data.get("default_generation_settings")
-        value = settings.get("n_ctx") if isinstance(settings, dict) else data.get("n_ctx")
-        return int(value) if isinstance(value, int) and value > 0 else None
+            return {}
+        return data if isinstance(data, dict) else {}
 
     # -- Backend protocol ----------------------------------------------------
 
     def _request_body(self, messages: list[Message], options: GenerationOptions, with_tools: bool) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.model,
-            "messages": messages,
+            # Text stays text: the server's template writes the control tokens, our messages never do.
+            "messages": [self.control_tokens.message(m) for m in messages],
             "max_tokens": options.max_tokens,
             "temperature": options.temperature,
             "top_p": options.top_p,

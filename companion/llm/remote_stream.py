@@ -14,7 +14,7 @@ from typing import Any, Iterable, Iterator
 
 from companion.errors import RemoteServerError
 from companion.llm.base import Chunk, ToolCall
-from companion.llm.toolparse import ToolTextFilter
+from companion.llm.toolparse import Quoted, ToolTextFilter
 
 log = logging.getLogger(__name__)
 MAX_LINE_BYTES = 1 * 2**20  # one SSE line; a token delta is a few hundred bytes
@@ -58,9 +58,11 @@ class Deadline:
 
 
 def sse_events(chunks: Iterable[bytes], deadline: Deadline) -> Iterator[dict[str, Any]]:
-    """`data:` payloads of a server-sent event stream, until `[DONE]`; lines over MAX_LINE_BYTES are refused."""
+    """`data:` payloads of a server-sent event stream, until `[DONE]`. A line, or one event's `data:`
+    lines together, over MAX_LINE_BYTES are refused, and so is a payload that is not a JSON object."""
     buffer = b""
     data: list[str] = []
+    held = 0  # bytes of the event being gathered
     for chunk in chunks:
         deadline.check()
         buffer += chunk
@@ -70,27 +72,45 @@ def sse_events(chunks: Iterable[bytes], deadline: Deadline) -> Iterator[dict[str
                 raise RemoteServerError(f"The model server sent a line over {MAX_LINE_BYTES // 2**20} MB; stopped reading.")
             line = raw.decode("utf-8", "replace").rstrip("\r")
             if line.startswith("data:"):
+                held += len(raw)
+                if held > MAX_LINE_BYTES:
+                    raise RemoteServerError(
+                        f"The model server sent one event over {MAX_LINE_BYTES // 2**20} MB; stopped reading."
+                    )
                 data.append(line[5:].lstrip())
                 continue
             if line or not data:
                 continue
-            payload, data = "\n".join(data), []
+            payload, data, held = "\n".join(data), [], 0
             if payload == "[DONE]":
                 return
-            yield json.loads(payload)
-        if len(buffer) > MAX_LINE_BYTES or any(len(d) > MAX_LINE_BYTES for d in data):
+            yield _event(payload)
+        if len(buffer) > MAX_LINE_BYTES:
             raise RemoteServerError(f"The model server sent a line over {MAX_LINE_BYTES // 2**20} MB; stopped reading.")
     if buffer.startswith(b"data:"):
         data.append(buffer[5:].decode("utf-8", "replace").strip())
     if data and data[0] != "[DONE]":
-        yield json.loads("\n".join(data))
+        yield _event("\n".join(data))
+
+
+def _event(payload: str) -> dict[str, Any]:
+    try:
+        value = json.loads(payload)
+    except (ValueError, RecursionError) as exc:
+        raise RemoteServerError(
+            "The model server sent a reply that is not valid JSON; stopped reading. "
+            "Check that the address points to an OpenAI-compatible server."
+        ) from exc
+    if not isinstance(value, dict):
+        raise RemoteServerError("The model server sent an event that is not a JSON object; stopped reading.")
+    return value
 
 
 class StreamState:
     """Turns OpenAI streaming deltas into Chunks; holds back text that may be a tool call written as
     text, and ends the reply once it is longer than was asked for."""
 
-    def __init__(self, known: set[str], quoted: set[str] | None, limits: Limits, deadline: Deadline) -> None:
+    def __init__(self, known: set[str], quoted: Quoted | None, limits: Limits, deadline: Deadline) -> None:
         self.filter = ToolTextFilter(known, quoted)
         self.calls: dict[int, dict[str, str]] = {}
         self.reason: str | None = None

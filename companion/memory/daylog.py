@@ -1,4 +1,10 @@
-"""Short-term memory: append-only JSONL day logs, days/YYYY-MM/YYYY-MM-DD.jsonl."""
+"""Short-term memory: append-only JSONL day logs, days/YYYY-MM/YYYY-MM-DD.jsonl.
+
+In a memory folder synced between computers each computer appends to its own file
+(`YYYY-MM-DD.<device>.jsonl`, `memory/device.py`); every reader gets all of a day's files as one
+log in time order. Conflict copies a sync tool made are not day files (`memory/conflicts.py`):
+they are merged back by the reconciliation, never read as a second log.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +12,7 @@ import json
 import logging
 import os
 import re
+import time
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -14,11 +21,14 @@ from typing import Any, Callable, Iterator
 from companion.errors import StorageError
 from companion.atomic import describe_os_error
 from companion.filelock import locked
-from companion.memory.records import Record, make_id, valid_text
+from companion.memory.device import local_device
+from companion.memory.records import DEVICE_TAG, Record, make_id, valid_text
 
 log = logging.getLogger(__name__)
 
-_DAY_FILE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.jsonl$")
+_DAY_FILE = re.compile(rf"^(\d{{4}}-\d{{2}}-\d{{2}})(?:\.({DEVICE_TAG}))?\.jsonl$")
+_RECHECK_S = 30.0  # an unsynced folder is looked at again after this long (the user may add it to a sync tool)
+AUTO = "auto"  # DayLog(device=AUTO): this computer's tag when the folder is synced, else none
 _TAIL_CHUNK = 64 * 1024
 
 
@@ -47,28 +57,60 @@ def now_local() -> datetime:
 class DayLog:
     """All day logs under one `days/` folder."""
 
-    def __init__(self, days_dir: Path, clock: Callable[[], datetime] = now_local) -> None:
+    def __init__(self, days_dir: Path, clock: Callable[[], datetime] = now_local, device: str | None = AUTO) -> None:
         self.root = days_dir
         self.clock = clock
+        self._device = device
+        self._checked = -_RECHECK_S  # when an unsynced folder was last checked for a sync tool
 
     # -- paths ---------------------------------------------------------------
 
+    @property
+    def device(self) -> str | None:
+        """This computer's tag when the folder is synced (looked up until it has one), else None."""
+        if self._device == AUTO:
+            if time.monotonic() - self._checked < _RECHECK_S:
+                return None
+            tag = local_device(self.root.parent, self.root.parent.parent / "state")
+            if tag is None:
+                self._checked = time.monotonic()
+                return None
+            self._device = tag
+        return self._device
+
     def path_for(self, day: date) -> Path:
-        return self.root / f"{day:%Y-%m}" / f"{day.isoformat()}.jsonl"
+        """The file this computer appends to for `day` (the shared name in an unsynced home)."""
+        tag = self.device
+        return self.root / f"{day:%Y-%m}" / (f"{day.isoformat()}.{tag}.jsonl" if tag else f"{day.isoformat()}.jsonl")
+
+    def files(self, day: date) -> list[Path]:
+        """All of `day`'s files: the shared one first, then one per device (no conflict copies)."""
+        month = self.root / f"{day:%Y-%m}"
+        try:
+            names = [e.name for e in os.scandir(month)]
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        wanted = day.isoformat()
+        found = [n for n in names if (m := _DAY_FILE.match(n)) and m.group(1) == wanted]
+        return [month / n for n in sorted(found, key=lambda n: (n.count("."), n))]
+
+    def size(self, day: date) -> int:
+        """Bytes in all of `day`'s files (append-only: the same size means nothing new)."""
+        total = 0
+        for path in self.files(day):
+            try:
+                total += path.stat().st_size
+            except FileNotFoundError:
+                continue
+        return total
 
     def days(self) -> list[date]:
         """Every day that has a log, oldest first (lists folders, parses nothing)."""
         found: list[date] = []
-        if not self.root.is_dir():
-            return found
-        for month in sorted(p for p in self.root.iterdir() if p.is_dir()):
-            for entry in sorted(month.iterdir()):
-                match = _DAY_FILE.match(entry.name)
-                if match:
-                    try:
-                        found.append(date.fromisoformat(match.group(1)))
-                    except ValueError:
-                        continue
+        for path in day_files(self.root):
+            day = day_of(path)
+            if day is not None and (not found or found[-1] != day):
+                found.append(day)
         return found
 
     # -- writing -------------------------------------------------------------
@@ -82,7 +124,7 @@ class DayLog:
         with locked(path.with_name("." + path.name + ".lock")):
             seq, ends_clean = self._last_seq(path)
             record = Record(
-                id=make_id(day, seq + 1),
+                id=make_id(day, seq + 1, self.device),
                 ts=stamp.isoformat(timespec="milliseconds"),
                 role=role,
                 text=valid_text(text),
@@ -145,7 +187,17 @@ class DayLog:
     # -- reading -------------------------------------------------------------
 
     def read_day(self, day: date) -> DayRead:
-        return read_file(self.path_for(day))
+        """The day's records; from several computers' files, one log in time order."""
+        files = self.files(day)
+        if len(files) == 1:
+            return read_file(files[0])
+        result = DayRead()
+        for path in files:
+            part = read_file(path)
+            result.records.extend(part.records)
+            result.problems.extend(part.problems)
+        result.records.sort(key=_moment)  # stable: records of one moment keep their file order
+        return result
 
     def read_range(self, start: date, end: date) -> DayRead:
         """Every record from `start` to `end` inclusive."""
@@ -173,11 +225,53 @@ class DayLog:
             yield from reversed(self.read_day(day).records)
 
 
+def day_files(days: Path) -> Iterator[Path]:
+    """Every day file under `days/` (shared and per device), oldest day first; no conflict copies."""
+    if not days.is_dir():
+        return
+    for month in sorted(e.name for e in os.scandir(days) if e.is_dir()):
+        names = [e.name for e in os.scandir(days / month) if _DAY_FILE.match(e.name)]
+        for name in sorted(names, key=lambda n: (n[:10], n.count("."), n)):
+            yield days / month / name
+
+
+def day_of(path: Path) -> date | None:
+    """The day a day file's name gives ('2026-11-29.k3fq.jsonl' -> 2026-11-29), None for other names."""
+    match = _DAY_FILE.match(path.name)
+    if not match:
+        return None
+    try:
+        return date.fromisoformat(match.group(1))
+    except ValueError:
+        return None
+
+
+def newest_day_files(days: Path) -> list[Path]:
+    """All files of the newest day that has a log (names sort by date)."""
+    try:
+        months = sorted((e.name for e in os.scandir(days) if e.is_dir()), reverse=True)
+    except FileNotFoundError:
+        return []
+    for month in months:
+        names = sorted((e.name for e in os.scandir(days / month) if _DAY_FILE.match(e.name)), reverse=True)
+        if names:
+            newest = names[0][:10]
+            return [days / month / n for n in names if n.startswith(newest)]
+    return []
+
+
+def _moment(record: Record) -> float:
+    try:
+        return record.timestamp.timestamp()  # a naive stamp counts as local time
+    except (ValueError, OverflowError, OSError):
+        return 0.0
+
+
 def _seq_of(raw: bytes) -> int | None:
     try:
         data = json.loads(raw)
         rid = data["id"]
-        return int(rid.split("#", 1)[1])
+        return int(rid.split("#", 1)[1].split(".", 1)[0])
     except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError):
         return None
 

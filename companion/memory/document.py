@@ -15,6 +15,7 @@ from companion.errors import FrontmatterError, SchemaVersionError
 
 SCHEMA_VERSION = 1
 MAX_FRONTMATTER_CHARS = 16_000  # a few settings and triggers; a bigger block is not ours
+MAX_FRONTMATTER_DEPTH = 20  # lists in mappings in lists...: triggers need three levels
 _OPEN = re.compile(r"\A---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
 
@@ -62,12 +63,22 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class _PlainYaml(yaml.SafeLoader):
-    """Safe YAML without aliases: `*name` can expand a few lines into gigabytes (a "billion laughs")."""
+    """Safe YAML without aliases (`*name` can expand a few lines into gigabytes, a "billion laughs")
+    and nested no deeper than MAX_FRONTMATTER_DEPTH (the composer recurses once per level)."""
+
+    _depth = 0
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
             raise ComposerError(None, None, "aliases (*name) are not allowed here", self.peek_event().start_mark)
-        return super().compose_node(parent, index)
+        if self._depth >= MAX_FRONTMATTER_DEPTH:
+            raise ComposerError(None, None, f"values are nested more than {MAX_FRONTMATTER_DEPTH} levels deep",
+                                self.peek_event().start_mark)
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 def parse_meta(yaml_text: str, name: str = "file") -> dict[str, Any]:
@@ -93,6 +104,11 @@ def parse_meta(yaml_text: str, name: str = "file") -> dict[str, Any]:
         where = f" on line {line}" if line else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise FrontmatterError(f"The frontmatter of {name} is not valid YAML{where}: {problem}.", line=line) from exc
+    except (ValueError, RecursionError, MemoryError) as exc:  # e.g. an integer of thousands of digits
+        raise FrontmatterError(
+            f"The frontmatter of {name} holds a value Companion cannot read ({str(exc)[:80] or type(exc).__name__}). "
+            "Open the file and fix or remove that value.", line=2
+        ) from exc
     if meta is None:
         return {}
     if not isinstance(meta, dict):
@@ -109,6 +125,15 @@ def parse_document(name: str, raw: str) -> Document:
     front, yaml_text, body = split_frontmatter(raw)
     meta = parse_meta(yaml_text, name)
     return Document(name=name, raw=raw, front=front, body=body, meta=meta)
+
+
+def body_only(name: str, raw: str) -> Document:
+    """A file whose frontmatter is broken, as chat can still use it: its body, no settings (never written back)."""
+    try:
+        front, _yaml, body = split_frontmatter(raw)
+    except FrontmatterError:  # never closed: where the body starts cannot be told
+        front, body = raw, ""
+    return Document(name=name, raw=raw, front=front, body=body, meta={})
 
 
 def render_front(meta: dict[str, Any]) -> str:

@@ -193,6 +193,9 @@ def _erase_everywhere(home: Home, matches: Matcher, daylog: DayLog, index: Searc
     backups = home.state / "backups"
     _erase_text_files(backups, matches, erased, dry_run)
     _erase_day_logs(backups, matches, erased, dry_run, counted=False)
+    conflicts = home.state / "sync-conflicts"  # conflict copies a sync tool made, kept after they were merged
+    _erase_text_files(conflicts, matches, erased, dry_run)
+    _erase_day_logs(conflicts, matches, erased, dry_run, counted=False)
     _erase_json_files(home.state / "sleep_reports", matches, erased, dry_run)
     _erase_reminder_state(home.reminder_state, matches, erased, dry_run)
     if dry_run or not erased.found:

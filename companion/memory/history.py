@@ -33,6 +33,7 @@ class Actor(str, Enum):
     IMPORT = "import"  # an imported memory folder, merged or replacing
     MIGRATE = "migrate"  # files of an older format brought in
     AGENT = "agent"  # another agent of the user's, over MCP
+    SYNC = "sync"  # a sync tool's conflict copy merged back, or the user's choice between two computers' versions
     SYSTEM = "system"  # the app's own maintenance (self-test)
 
 

@@ -9,6 +9,7 @@ import os
 import re
 import stat
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -29,6 +30,19 @@ from companion.paths import LONG_TERM_FILES, Home
 log = logging.getLogger(__name__)
 
 Listener = Callable[[str, Document], None]
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change a writer made: the file, who (`actor`), the text before and the document after."""
+
+    name: str
+    actor: str
+    before: str
+    after: Document
+
+
+ChangeListener = Callable[[Change], None]
 MAX_FILE_BYTES = 1_000_000
 
 
@@ -90,6 +104,7 @@ class LongTermStore:
         self.home = home
         self.history = history or History(home.history)
         self._listeners: list[Listener] = []
+        self._change_listeners: list[ChangeListener] = []
         self._listeners_lock = threading.Lock()
 
     # -- observing -----------------------------------------------------------
@@ -102,6 +117,27 @@ class LongTermStore:
         with self._listeners_lock:
             if listener in self._listeners:
                 self._listeners.remove(listener)
+
+    def subscribe_changes(self, listener: ChangeListener) -> None:
+        """`listener(Change)` after every write that changed a file (called in the writer's thread)."""
+        with self._listeners_lock:
+            self._change_listeners.append(listener)
+
+    def unsubscribe_changes(self, listener: ChangeListener) -> None:
+        with self._listeners_lock:
+            if listener in self._change_listeners:
+                self._change_listeners.remove(listener)
+
+    def _tell_change(self, name: str, actor: str, before: str, after: Document) -> None:
+        if before == after.raw:
+            return
+        with self._listeners_lock:
+            listeners = list(self._change_listeners)
+        for listener in listeners:
+            try:
+                listener(Change(name, actor, before, after))
+            except Exception:  # a listener's bug must not fail the write
+                log.exception("memory change listener failed")
 
     def announce(self, name: str) -> None:
         """Tell listeners `name` changed outside the store (a whole memory folder was swapped in)."""
@@ -153,6 +189,7 @@ class LongTermStore:
                 )
             doc = self._replace(name, current, new_raw, actor)
         self._notify(name, doc)
+        self._tell_change(name, actor, current, doc)
         return doc
 
     def _replace(self, name: str, current: str, new_raw: str, actor: Actor) -> Document:
@@ -187,6 +224,7 @@ class LongTermStore:
                 raise ConflictError(f"{name} changed since it was read. Reload it and apply the change again.")
             new = self._replace(name, current, change(doc), actor)
         self._notify(name, new)
+        self._tell_change(name, actor, current, new)
         return new
 
     # -- operations ----------------------------------------------------------

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
+from companion.memory.versions import not_counted
+
 ROLES = ("user", "assistant", "tool", "event")
 _KNOWN = ("id", "ts", "role", "text")
+# A device tag: four characters naming one computer of a synced memory folder ("k3fq").
+DEVICE_TAG = r"[a-z][a-z0-9]{3}"
+# The part after "#": a sequence number, and the device tag when the folder is synced ("17", "17.k3fq").
+SEQ_PART = rf"\d+(?:\.{DEVICE_TAG}(?![a-z0-9]))?"
+_SEQ = re.compile(rf"^(\d+)(?:\.({DEVICE_TAG}))?$")
 
 
 @dataclass
@@ -27,7 +35,14 @@ class Record:
 
     @property
     def seq(self) -> int:
-        return int(self.id.split("#", 1)[1])
+        """The sequence number within its day file (each device numbers its own file)."""
+        return int(self.id.split("#", 1)[1].split(".", 1)[0])
+
+    @property
+    def device(self) -> str | None:
+        """The tag of the computer that wrote it, or None for an unsynced home's records."""
+        _, _, tag = self.id.split("#", 1)[1].partition(".")
+        return tag or None
 
     @property
     def private(self) -> bool:
@@ -55,7 +70,7 @@ class Record:
             raise ValueError("missing or malformed 'id'")
         day_part, _, seq_part = rid.partition("#")
         date.fromisoformat(day_part)
-        if not (seq_part.isascii() and seq_part.isdigit()):  # '²'.isdigit() is True, int('²') fails
+        if not _SEQ.match(seq_part):  # ASCII digits only: '²'.isdigit() is True, int('²') fails
             raise ValueError("malformed sequence number in 'id'")
         if not isinstance(ts, str):
             raise ValueError("missing 'ts'")
@@ -87,5 +102,17 @@ def valid_text(text: str) -> str:
         return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
-def make_id(day: date, seq: int) -> str:
-    return f"{day.isoformat()}#{seq}"
+def make_id(day: date, seq: int, device: str | None = None) -> str:
+    """'2026-11-29#17', or '2026-11-29#17.k3fq' for a record written on device k3fq of a synced folder."""
+    return f"{day.isoformat()}#{seq}" + (f".{device}" if device else "")
+
+
+def conversational(records: list[Record], *, private: bool = True) -> list[Record]:
+    """The user's and the companion's words: user and assistant records with text, without a deleted
+    message or a reply version not chosen (of the versions Regenerate made, each carrying `replaces:
+    <previous id>`, the one chosen counts, else the newest: `versions.py`; the log keeps them all).
+    `private=False` leaves out the turns said while memory was paused, for everything that learns or
+    summarises."""
+    gone = not_counted(records)
+    return [r for r in records if r.role in ("user", "assistant") and r.text.strip() and r.id not in gone
+            and (private or not r.private)]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -10,7 +9,7 @@ from typing import Callable, Iterable
 
 from companion.memory import entries as E
 from companion.memory import sections
-from companion.memory.daylog import DayLog, read_file
+from companion.memory.daylog import DayLog
 from companion.memory.dedupe import normalize
 from companion.curate.policy import import_refusal
 from companion.filelock import locked
@@ -18,62 +17,6 @@ from companion.memory.records import Record, make_id
 
 UNSECTIONED = "Imported"
 FUTURE_SLACK = timedelta(days=1)  # imported records may be this far ahead (clocks, time zones); 2099 may not
-_LIST_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d+[.)])\s+\S")
-_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_COMMENT_LINE = re.compile(r"^\s*<!--.*-->\s*$")
-_COMMENT_TAIL = re.compile(r"\s*<!--.*?-->\s*$")
-_TRAILING_DATE = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)\s*$")
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One memory entry: a list item (with its continuation lines) or a paragraph line."""
-
-    section: str | None
-    text: str
-
-    @property
-    def first_line(self) -> str:
-        return self.text.split("\n", 1)[0]
-
-
-def entries(body: str) -> list[Entry]:
-    """The entries of a body, each under its nearest `##` section (None before the first)."""
-    found: list[Entry] = []
-    section: str | None = None
-    current: list[str] = []
-    in_fence = False
-
-    def flush() -> None:
-        if current:
-            found.append(Entry(section, "\n".join(current)))
-            current.clear()
-
-    for line in body.splitlines():
-        if _FENCE.match(line):
-            in_fence = not in_fence
-            current.append(line)
-            continue
-        if in_fence:
-            current.append(line)
-            continue
-        heading = _HEADING.match(line)
-        if heading:
-            flush()
-            if len(heading.group(1)) == 2:
-                section = heading.group(2).strip()
-            continue
-        if not line.strip() or _COMMENT_LINE.match(line):
-            flush()
-            continue
-        if _LIST_ITEM.match(line) or not line[:1].isspace() or not current:
-            flush()
-        current.append(line)
-    flush()
-    return found
-
-
 @dataclass
 class MergeCount:
     added: int = 0
@@ -87,10 +30,10 @@ def merge_body(target: str, source: str, rewrite: Callable[[str], str] = lambda 
     Linear in the size of both: known lines are a set of normalized texts, and every addition is
     placed in one pass at the end."""
     count = MergeCount()
-    known = {normalize(_comparable(line)) for line in target.splitlines() if line.strip()}
+    known = {normalize(line) for line in target.splitlines() if line.strip()}
     additions: list[tuple[str, str]] = []
-    for entry in entries(source):
-        key = normalize(_comparable(entry.first_line))
+    for entry in E.blocks(source):
+        key = normalize(entry.first_line)
         if not key or key in known:
             count.skipped += 1
             continue
@@ -103,7 +46,7 @@ def merge_body(target: str, source: str, rewrite: Callable[[str], str] = lambda 
             section = UNSECTIONED
         text = rewrite(entry.text)
         additions.append((section, text))
-        known.update(normalize(_comparable(line)) for line in text.splitlines() if line.strip())
+        known.update(normalize(line) for line in text.splitlines() if line.strip())
         count.added += 1
     return place_in_sections(target, additions), count
 
@@ -163,11 +106,6 @@ def place_in_sections(body: str, additions: list[tuple[str, str]]) -> str:
     return "".join(tail)
 
 
-def _comparable(line: str) -> str:
-    """A line without its trailing entry date "(2025-03-02)", which the dedupe rule does not know."""
-    return _TRAILING_DATE.sub("", _COMMENT_TAIL.sub("", line))
-
-
 def rewrite_citations(id_map: dict[str, str]) -> Callable[[str], str]:
     """Point citations of imported records at the ids those records got here."""
     return lambda text: E.ID.sub(lambda m: id_map.get(m.group(0), m.group(0)), text)
@@ -220,7 +158,7 @@ class DayLogMerger:
 
     def _known(self, day: date) -> dict[tuple[float, str, str], str]:
         if day not in self._seen:
-            records = read_file(self.log.path_for(day)).records
+            records = self.log.read_day(day).records  # every computer's file of a synced folder
             self._seen[day] = {_fingerprint(r): r.id for r in records}
         return self._seen[day]
 
@@ -258,7 +196,7 @@ class DayLogMerger:
                 lines = []
                 for offset, item in enumerate(items, start=1):
                     new = Record(
-                        id=make_id(day, seq + offset),
+                        id=make_id(day, seq + offset, self.log.device),
                         ts=item.moment.isoformat(timespec="milliseconds"),
                         role=item.record.role,
                         text=item.record.text,

@@ -32,6 +32,7 @@ from companion.curate.policy import Actor
 from companion.memory import maintenance
 from companion.memory.document import Document
 from companion.memory.longterm import LongTermStore
+from companion.memory import entries as E
 from companion.portability.merge import FUTURE_SLACK, DayLogMerger, MergeCount, merge_body
 from companion.paths import LONG_TERM_FILES, Home
 
@@ -102,7 +103,7 @@ def detect_file(path: Path) -> LegacySource | None:
         if path.suffix.lower() != ".json":
             return None
         data = _load_json(path)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # deeply nested JSON raises RecursionError
         return None
     if isinstance(data, dict) and "personality" in data:
         return LegacySource("config", path, "personality settings")
@@ -144,7 +145,7 @@ def memory_entries(path: Path, report: MigrationReport) -> dict[str, dict[str, l
                 continue
             try:
                 data = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 bad += 1
                 continue
             if not _is_memory_line(data) or not data["content"].strip():
@@ -153,9 +154,9 @@ def memory_entries(path: Path, report: MigrationReport) -> dict[str, dict[str, l
             category = str(data.get("category", "")).lower()
             file, section = _CATEGORY.get(category, ("MEMORY.md", "Facts"))
             when = parse_time(data.get("timestamp"))
-            date_text = f" ({when.date().isoformat()})" if when else ""
             sort_key = when.isoformat() if when else ""
-            rows.append((sort_key, file, section, f"- {_one_line(data['content'])}{date_text}"))
+            sources = (when.date().isoformat(),) if when else ()
+            rows.append((sort_key, file, section, E.Entry(_one_line(data["content"]), sources).line()))
     if bad:
         report.notes.append(f"{path.name}: {bad} unreadable lines were skipped.")
     grouped: dict[str, dict[str, list[str]]] = {}
@@ -179,7 +180,7 @@ def persona_entries(path: Path, current_soul: str) -> tuple[dict[str, list[str]]
     notes: list[str] = []
     if isinstance(personality, str):
         if personality.strip():
-            sections["Identity"] = [f"- {_one_line(personality)}"]
+            sections["Identity"] = [E.format_entry(_one_line(personality))]
         return sections, notes
     if not isinstance(personality, dict):
         return sections, notes
@@ -189,17 +190,17 @@ def persona_entries(path: Path, current_soul: str) -> tuple[dict[str, list[str]]
             continue
         label = str(key).replace("_", " ").strip().capitalize()
         if key == "name":
-            existing = [l for l in current_soul.splitlines() if l.lstrip("-* ").lower().startswith("name:")]
-            if existing and not any(text.lower() in l.lower() for l in existing):
+            existing = [n for n in map(E.name_of, current_soul.splitlines()) if n]
+            if existing and not any(text.casefold() in n.casefold() for n in existing):
                 notes.append(f"SOUL.md already names the companion; the old name {text!r} was not added.")
                 continue
-            sections.setdefault("Identity", []).append(f"- Name: {text}")
+            sections.setdefault("Identity", []).append(E.format_entry(E.name_entry(text)))
         elif key in ("expertise", "skills", "role"):
-            sections.setdefault("Identity", []).append(f"- {label}: {text}")
+            sections.setdefault("Identity", []).append(E.format_entry(f"{label}: {text}"))
         elif key in _PERSONA_TEXT_KEYS:
-            sections.setdefault("Identity", []).append(f"- {text}")
+            sections.setdefault("Identity", []).append(E.format_entry(text))
         else:
-            sections.setdefault("Style", []).append(f"- {label}: {text}")
+            sections.setdefault("Style", []).append(E.format_entry(f"{label}: {text}"))
     return sections, notes
 
 
@@ -310,8 +311,9 @@ def migrate(
             for source in todo:
                 try:
                     line = getattr(migrator, source.kind)(source)
-                except (ValueError, UnicodeDecodeError) as exc:
-                    raise PortabilityError(f"{source.path} could not be read ({exc}); nothing was changed.") from exc
+                except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+                    reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+                    raise PortabilityError(f"{source.path} could not be read ({reason}); nothing was changed.") from exc
                 except OSError as exc:
                     raise StorageError(describe_os_error(exc, source.path)) from exc
                 report.done.append(line)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from companion.curate.sensitive import MASKS, mask
 
 __all__ = ["MASKS", "Redactions", "redact"]
+_COUNTED_AS = {"ssn": "id", "recovery": "secret"}  # reported under the name of their mask
 
 @dataclass
 class Redactions:
@@ -29,4 +30,4 @@ class Redactions:
 def redact(text: str, found: Redactions | None = None) -> str:
     """`text` with every value the detector finds replaced by its mask; labels before it stay."""
     found = found if found is not None else Redactions()
-    return mask(text, lambda kind: found.add("id" if kind == "ssn" else kind))
+    return mask(text, lambda kind: found.add(_COUNTED_AS.get(kind, kind)))

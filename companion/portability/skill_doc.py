@@ -14,6 +14,7 @@ MAX_NAME = 64
 MAX_DESCRIPTION = 1024
 MAX_BODY_LINES = 500
 DIGEST_LEVELS = ("day", "week", "month", "year")
+_EXAMPLE_ID = "2026-11-29#17"  # the record the guide's example entry cites
 _NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
@@ -172,7 +173,9 @@ def render_body(summary: MemorySummary) -> str:
             f"({len(summary.days)} days, {first} to {last}, {summary.records} records). Each line is one JSON",
             "object: `id` (`YYYY-MM-DD#N`, N counts up within the day), `ts` (ISO 8601 time with offset),",
             "`role` (`user`, `assistant`, `tool` or `event`) and `text`; optional `tool`, `model`,",
-            "`tokens`, and `ref` (the id a record had where it was imported from). Open a day only",
+            "`tokens`, and `ref` (the id a record had where it was imported from). A memory synced",
+            "between computers has one file per computer for a day (`YYYY-MM-DD.<device>.jsonl`, ids",
+            "`YYYY-MM-DD#N.<device>`): read them together, in `ts` order. Open a day only",
             "when exact wording or the order of events matters; search by date, not by scanning all.",
         ]
     elif summary.logs_included:
@@ -186,8 +189,10 @@ def render_body(summary: MemorySummary) -> str:
         "",
         "## Sources and dates",
         "",
-        "Entries cite the day-log record they were learned from, e.g. `(2026-11-29#17)` or",
-        "`<!-- src: 2026-11-29#17 -->`: record 17 of `days/2026-11/2026-11-29.jsonl`. An entry that a",
+        "Entries cite the day-log record they were learned from, e.g. "
+        f"`{E.Entry('Prefers tea', (_EXAMPLE_ID,)).line()}` or",
+        f"`{E.Entry('Prefers tea', (_EXAMPLE_ID,), cite=E.COMMENT).line()}`: record 17 of "
+        "`days/2026-11/2026-11-29.jsonl`. An entry that a",
         "newer fact replaced is marked superseded; prefer the newer one. All dates are absolute.",
     ]
     if summary.redacted:

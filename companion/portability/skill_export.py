@@ -19,6 +19,7 @@ from companion.atomic import atomic_write, describe_os_error
 from companion.memory.document import split_frontmatter
 from companion.portability.redact import Redactions, redact
 from companion.portability.skill_doc import DIGEST_LEVELS, SKILL_NAME, MemorySummary, count_entries, render_skill_md
+from companion.memory.daylog import day_files
 from companion.paths import LONG_TERM_FILES, Home
 
 Progress = Callable[[int, int, str], None]  # (done, total, what)
@@ -85,9 +86,8 @@ def plan_files(home: Home, include_logs: bool) -> list[str]:
         folder = home.digests / level
         if folder.is_dir():
             files += [f"digests/{level}/{p.name}" for p in sorted(folder.glob("*.md")) if not p.name.startswith(".")]
-    if include_logs and home.days.is_dir():
-        for month in sorted(p for p in home.days.iterdir() if p.is_dir() and not p.name.startswith(".")):
-            files += [f"days/{month.name}/{p.name}" for p in sorted(month.glob("*.jsonl")) if not p.name.startswith(".")]
+    if include_logs:  # every computer's day files; conflict copies are merged back first, not exported
+        files += [f"days/{p.parent.name}/{p.name}" for p in day_files(home.days) if not p.parent.name.startswith(".")]
     return files
 
 

@@ -30,7 +30,7 @@ from companion.curate.gate import MemoryWriter
 from companion.curate.policy import Actor
 from companion.memory import maintenance
 from companion.memory.longterm import MAX_FILE_BYTES, LongTermStore
-from companion.memory.records import Record
+from companion.memory.records import DEVICE_TAG, Record
 from companion.memory.swap import StagedMemory, scratch_folder
 from companion.portability.merge import FUTURE_SLACK, DayLogMerger, MergeCount, merge_body, rewrite_citations
 from companion.portability.skill_doc import DIGEST_LEVELS
@@ -40,7 +40,7 @@ Mode = Literal["merge", "replace"]
 Progress = Callable[[int, int, str], None]
 MAX_DAY_FILE_BYTES = 64 * 2**20
 FOREIGN_CONTROL = ("replaces", "trigger")  # fields that steer this app's display and triggers
-_DAY_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}\.jsonl$")
+_DAY_NAME = re.compile(rf"^\d{{4}}-\d{{2}}-\d{{2}}(?:\.{DEVICE_TAG})?\.jsonl$")  # one per computer when synced
 _DIGEST_NAMES = {
     "day": re.compile(r"^\d{4}-\d{2}-\d{2}$"),
     "week": re.compile(r"^\d{4}-W\d{2}$"),

@@ -142,12 +142,13 @@ def extractive_events(records: list[Record], limit: int) -> list[Record]:
     """The most salient user turns, in time order; a line with a secret or contact data is never copied."""
     candidates = [r for r in records if r.role == "user" and r.text.strip() and not r.private and not flagged(r.text)]
     chosen = sorted(candidates, key=salience, reverse=True)[:limit]
-    return sorted(chosen, key=lambda r: r.seq)
+    order = {id(r): n for n, r in enumerate(records)}  # the day's time order (several computers' files)
+    return sorted(chosen, key=lambda r: order[id(r)])
 
 
 def event_line(record: Record) -> str:
     text = _short(absolutize(record.text, record.day))
-    return f"- {record.timestamp:%H:%M} {text} ({record.id})"
+    return E.format_entry(f"{record.timestamp:%H:%M} {text}", [record.id])
 
 
 # -- day ----------------------------------------------------------------------------
@@ -203,7 +204,7 @@ def model_day_lines(backend: Backend, day: date, records: list[Record], stats: M
                 or has_relative_date(text) or text.casefold() in seen or not _TIME.match(str(event.get("time", "")))):
             return None  # one bad line means the summary is not trustworthy
         seen.add(text.casefold())
-        lines.append(f"- {event['time']} {text} ({', '.join(sources)})")
+        lines.append(E.format_entry(f"{event['time']} {text}", sources))
     return lines
 
 
@@ -215,7 +216,7 @@ def build_day(home: Home, daylog: DayLog, day: date, backend: Backend | None, st
         lines = [event_line(r) for r in extractive_events(read.records, DAY_EVENTS)] or ["- (no conversation)"]
     users = sum(1 for r in read.records if r.role == "user" and not r.private)
     body = f"# {day.isoformat()} ({day:%A})\n\n{users} messages from the user.\n\n## Timeline\n" + "\n".join(lines)
-    return _write(home, "day", day.isoformat(), day, day, [daylog.path_for(day)], generator, body)
+    return _write(home, "day", day.isoformat(), day, day, daylog.files(day), generator, body)
 
 
 # -- week, month, year ------------------------------------------------------------
@@ -229,13 +230,14 @@ def build_week(home: Home, daylog: DayLog, key: str, days: list[date]) -> Writte
         users = sum(1 for r in records if r.role == "user" and not r.private)
         parts.append(f"\n### {day.isoformat()} ({day:%A}), {users} messages")
         parts.extend(event_line(r) for r in extractive_events(records, WEEK_EVENTS_PER_DAY))
-    return _write(home, "week", key, start, end, [daylog.path_for(d) for d in days], "extractive", "\n".join(parts))
+    return _write(home, "week", key, start, end, [p for d in days for p in daylog.files(d)], "extractive", "\n".join(parts))
 
 
 def importance(line: str) -> int:
     """How much a stated change matters in a month or year: a life change (home, work, name, diet)
     over a decision over a correction over a dated event."""
-    text = re.sub(r"^-\s*(?:\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})?:\s*)?", "", line)
+    entry = E.Entry.parse(line)
+    text = entry.what if entry is not None else line
     if rules.slot_of("USER.md", text):
         return 4
     if re.match(r"(?:Decided|决定)", text):
@@ -258,9 +260,9 @@ def key_changes(records: list[Record]) -> list[str]:
     for op in rules.extract([r for r in records if not r.private]):
         if op.kind != "retire" and (op.section in wanted or op.old):
             day = op.sources[0].split("#")[0]
-            text = op.text if re.match(r"\d{4}-\d{2}-\d{2}", op.text) else f"{day}: {op.text}"
+            text = op.text if E.Entry(op.text).day is not None else f"{day}: {op.text}"
             if not flagged(text):
-                lines.append(f"- {text} ({', '.join(op.sources)})")
+                lines.append(E.format_entry(text, op.sources))
     return most_important(list(dict.fromkeys(lines)), MONTH_CHANGES)
 
 
@@ -272,7 +274,7 @@ def build_month(home: Home, daylog: DayLog, key: str, days: list[date]) -> Writt
     changes = key_changes(records) or ["- (no decisions or changes were stated)"]
     parts = [f"# {start:%B %Y}", "", f"{len(days)} days with conversation.", "", "## Key decisions and changes", *changes,
              "", "## Weeks", *(f"- [{p.stem}](../week/{p.name})" for p in week_files)]
-    sources = [daylog.path_for(d) for d in days] + week_files
+    sources = [p for d in days for p in daylog.files(d)] + week_files
     return _write(home, "month", key, start, end, sources, "extractive", "\n".join(parts))
 
 
@@ -281,7 +283,7 @@ def build_year(home: Home, key: str, month_files: list[Path]) -> Written:
     for path in month_files:
         body = parse_document(path.name, path.read_text(encoding="utf-8")).body
         block = body.split("## Key decisions and changes", 1)[-1].split("\n## ", 1)[0]
-        milestones.extend(l for l in block.splitlines() if l.startswith("- ") and "(no decisions" not in l)
+        milestones.extend(l for l in block.splitlines() if E.is_entry(l) and "(no decisions" not in l)
     milestones = most_important(milestones, YEAR_MILESTONES)
     parts = [f"# {key}", "", "## Milestones", *(milestones or ["- (none recorded)"]), "", "## Months",
              *(f"- [{p.stem}](../month/{p.name})" for p in month_files)]
@@ -309,7 +311,7 @@ def update_digests(
     days = [d for d in daylog.days() if d < today]
     for day in days:
         path = digest_path(home, "day", day.isoformat())
-        if not _up_to_date(home, path, [daylog.path_for(day)]):
+        if not _up_to_date(home, path, daylog.files(day)):
             check()
             if dry_run:
                 written.append(Written("day", day.isoformat(), path, "dry-run"))
@@ -322,11 +324,11 @@ def update_digests(
         months.setdefault(f"{day:%Y-%m}", []).append(day)
     for key, members in weeks.items():
         if week_span(key)[1] < today:
-            written.extend(_rollup(home, "week", key, [daylog.path_for(d) for d in members], dry_run,
+            written.extend(_rollup(home, "week", key, [p for d in members for p in daylog.files(d)], dry_run,
                                    functools.partial(build_week, home, daylog, key, members)))
     for key, members in months.items():
         if month_span(key)[1] < today:
-            sources = [daylog.path_for(d) for d in members]
+            sources = [p for d in members for p in daylog.files(d)]
             sources += [p for p in (digest_path(home, "week", w) for w in sorted({week_key(d) for d in members})) if p.exists()]
             written.extend(_rollup(home, "month", key, sources, dry_run, functools.partial(build_month, home, daylog, key, members)))
     years = sorted({k[:4] for k in months})

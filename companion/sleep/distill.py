@@ -10,10 +10,11 @@ from typing import Any
 
 from companion.errors import CompanionError, SleepCancelledError
 from companion.llm.base import Backend, GenerationOptions, Message, collect
+from companion.memory import records as R
 from companion.memory.records import Record
 from companion.curate.sensitive import mask
 from companion.memory import entries as E
-from companion.curate.policy import PERSONA_REQUEST
+from companion.curate.policy import asked_for
 from companion.curate.ops import MAX_TEXT, SECTIONS, Op
 
 log = logging.getLogger(__name__)
@@ -93,8 +94,8 @@ def render_record(record: Record) -> str:
 
 
 def conversational(records: list[Record]) -> list[Record]:
-    """The user's and the companion's words worth distilling (private turns never are)."""
-    return [r for r in records if r.role in ("user", "assistant") and r.text.strip() and not r.private]
+    """The user's and the companion's words worth distilling: not a replaced reply, never a private turn."""
+    return R.conversational(records, private=False)
 
 
 def chunk_records(records: list[Record], backend: Backend, budget_tokens: int) -> list[list[Record]]:
@@ -190,7 +191,7 @@ def distill_chunk(backend: Backend, file: str, body: str, chunk: list[Record], s
     """The model's proposals for one file and one chunk (SOUL only when the user asked for a change)."""
     if not any(r.role == "user" for r in chunk):
         return []
-    if file == "SOUL.md" and not any(r.role == "user" and PERSONA_REQUEST.search(r.text) for r in chunk):
+    if file == "SOUL.md" and not any(r.role == "user" and asked_for(r.text, "persona") for r in chunk):
         return []
     messages = build_messages(file, body, chunk, backend)
     data = generate_json(backend, messages, ops_schema(file, [r.id for r in chunk]), stats)

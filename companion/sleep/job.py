@@ -23,11 +23,14 @@ from companion.curate.gate import MemoryWriter, forget_matcher, forgotten_later
 from companion.curate.requests import memory_request
 from companion.curate.policy import Actor
 from companion.memory import maintenance
+from companion.curate.proposals import ProposalQueue
+from companion.curate.reconcile import reconcile
 from companion.sleep.cursor import Cursor, cursor_path
 from companion.sleep.digests import update_digests
 from companion.sleep.distill import ModelStats, chunk_records, conversational, distill_chunk, record_budget
 from companion.curate.ops import APPLIED, Op, Outcome
 from companion.sleep.model_check import skip_reason
+from companion.sleep.travel_lock import TravellingLock
 from companion.sleep.report import ReportStore, SleepReport, cost_summary, new_report_id
 
 log = logging.getLogger(__name__)
@@ -89,16 +92,12 @@ class SleepJob:
         for day in self.daylog.days():
             if only is not None and day != only:
                 continue
-            path = self.daylog.path_for(day)
-            try:
-                size = path.stat().st_size
-            except FileNotFoundError:
-                continue
+            size = self.daylog.size(day)  # every computer's file of the day
             mark = cursor.mark(day)
             if size == mark.size:
                 continue  # append-only: nothing new since the last run
             records = self.daylog.read_day(day).records
-            new = [r for r in records if r.seq > mark.seq]
+            new = [r for r in records if not mark.covers(r)]
             found.append(PendingDay(day, records, new, size))
         return found
 
@@ -109,16 +108,31 @@ class SleepJob:
         if not lock.acquire():
             pid = lock.holder_pid()
             raise SleepBusyError(f"The sleep job is already running{f' (process {pid})' if pid else ''}; it will finish on its own.")
+        device = self.daylog.device  # None: not synced, the night works exactly as it always has
+        travelling = TravellingLock(self.home.memory, device) if device else None
         try:
-            return self._run(day, dry_run)
+            if travelling is not None and not travelling.acquire():
+                holder = travelling.blocked_by
+                who = f"{holder.node or 'another computer'} ({holder.device}), since {holder.since}" if holder else "another computer"
+                raise SleepBusyError(f"The memory's other computer is sleeping for it: {who}. This computer skips the night.")
+            notes = []
+            if travelling is not None and not dry_run:
+                with maintenance.shared(self.home):  # a forget or an import comes wholly before or after
+                    merged = reconcile(self.home, self.writer, ProposalQueue(self.home))
+                if merged.copies:
+                    notes.append(merged.summary())
+            return self._run(day, dry_run, notes)
         finally:
+            if travelling is not None:
+                travelling.release()
             lock.release()
 
-    def _run(self, only: date | None, dry_run: bool) -> SleepReport:
+    def _run(self, only: date | None, dry_run: bool, notes: list[str] | None = None) -> SleepReport:
         started = self.clock()
         forgets = maintenance.generation(self.home)
         t0 = time.perf_counter()
         report = SleepReport(new_report_id(started), started.isoformat(timespec="seconds"), dry_run=dry_run)
+        report.notes.extend(notes or [])
         cursor = Cursor.load(self.cursor_path)
         costs: dict[str, ModelStats] = {}
         distilled: set[date] = set()
@@ -148,8 +162,7 @@ class SleepJob:
                         report.days.append(pending.day.isoformat())
                     distilled.add(pending.day)
                     if not dry_run:
-                        last = max((r.seq for r in pending.records), default=0)
-                        cursor.advance(pending.day, last, pending.size)
+                        cursor.advance_records(pending.day, pending.records, pending.size)
                         cursor.save()  # per day: a killed run resumes at the next day
             if only is None:  # upcoming events whose date has passed move to the timeline
                 ctx = Context({}, started.date(), actor=Actor.SLEEP)
@@ -196,8 +209,9 @@ class SleepJob:
         ctx = Context({r.id: r for r in pending.records}, today, actor=Actor.SLEEP)
         new = conversational(pending.new)
         proposed: dict[str, list[Op]] = {name: [] for name in FILES}
-        first_new = min((r.seq for r in new), default=0)
-        earlier = conversational([r for r in pending.records if r.seq < first_new])[-EXTRACT_CONTEXT:]
+        new_ids = {r.id for r in new}
+        first_new = next((n for n, r in enumerate(pending.records) if r.id in new_ids), len(pending.records))
+        earlier = conversational(pending.records[:first_new])[-EXTRACT_CONTEXT:]  # in the day's time order
         for op in rules.extract(new, context=earlier):
             proposed[op.file].append(op)
         outcomes: list[Outcome] = []
@@ -229,9 +243,8 @@ class SleepJob:
             )
             # The report's own event is not something to distill: mark it as read.
             cursor = Cursor.load(self.cursor_path)
-            path = self.daylog.path_for(record.day)
-            if cursor.mark(record.day).seq == record.seq - 1:
-                cursor.advance(record.day, record.seq, path.stat().st_size)
+            if cursor.mark(record.day).last(record.device) == record.seq - 1:
+                cursor.advance_records(record.day, [record], self.daylog.size(record.day))
                 cursor.save()
 
 

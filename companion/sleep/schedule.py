@@ -68,12 +68,12 @@ def missed_night(cursor: Cursor, daylog: DayLog, now: datetime, at: time) -> boo
             break
         mark = cursor.mark(day)
         try:
-            if daylog.path_for(day).stat().st_size == mark.size:
+            if daylog.size(day) == mark.size:
                 continue  # append-only: nothing new since it was distilled
         except OSError:
             continue
         for record in daylog.read_day(day).records:
-            if record.seq <= mark.seq or record.role != "user":
+            if mark.covers(record) or record.role != "user":
                 continue
             try:
                 said = _aligned(record.timestamp, slot)

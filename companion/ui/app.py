@@ -109,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
         QMessageBox.critical(None, app.translate("App", "Companion cannot start"), str(exc))
         return 1
     from companion.ui.main_window import MainWindow
+    from companion.ui.startup_checks import check_at_start
 
     previous_crash, crash_handle = start_crash_log(runtime.home)
     termination = TerminationSignals(app)
@@ -116,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
         window = MainWindow(runtime.home, runtime.settings)
         window.show()
         termination.attach(window)
+        check_at_start(window, window.store, window.memory_pane.open_file)
         if previous_crash:
             _show_crash(window, runtime.home, previous_crash)
         return int(app.exec())
@@ -136,10 +138,11 @@ class TerminationSignals:
         self.app = app
         self.window: QWidget | None = None
         self.requested = False
+        self._previous: dict[int, object] = {}
         for name in ("SIGTERM", "SIGINT"):
             number = getattr(signal, name, None)
             if number is not None:
-                signal.signal(number, self._handle)
+                self._previous[number] = signal.signal(number, self._handle)
         self._timer = QTimer()
         self._timer.timeout.connect(lambda: None)
         self._timer.start(250)
@@ -150,7 +153,10 @@ class TerminationSignals:
             self._close()
 
     def _close(self) -> None:
-        if self.window is not None:
+        quit_app = getattr(self.window, "quit_app", None)
+        if callable(quit_app):
+            quit_app()  # a signal quits even when closing the window would keep Companion in the tray
+        elif self.window is not None:
             self.window.close()
         self.app.quit()
 
@@ -161,6 +167,8 @@ class TerminationSignals:
 
     def stop(self) -> None:
         self._timer.stop()
+        for number, previous in self._previous.items():
+            signal.signal(number, previous)  # type: ignore[arg-type]
 
 
 def _show_crash(window: QMessageBox | object, home: Home, text: str) -> None:

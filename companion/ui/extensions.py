@@ -25,6 +25,7 @@ EXTENSION_MODULES: tuple[str, ...] = (
     "companion.ui.tray",
     "companion.ui.reminder_glue",
     "companion.ui.private_toggle",
+    "companion.ui.connect_assistant",
 )
 
 
@@ -41,6 +42,7 @@ class WindowAPI(Protocol):
     busy_changed: SignalInstance  # a reply started (True) or ended (False)
     closing: SignalInstance  # the window is closing: stop background work now, before the model closes
     model_failed: SignalInstance  # loading the configured model failed (str: the reason)
+    quitting: bool  # Quit was asked for: a close now really quits (the tray lets it through)
 
     @property
     def widget(self) -> QWidget:
@@ -60,6 +62,14 @@ class WindowAPI(Protocol):
     def add_notice(self, text: str, kind: str = "event") -> None: ...
 
     def quote_in_chat(self, text: str) -> None: ...
+
+    def quit_app(self) -> bool:
+        """Close the window and quit, whatever the tray choice; False when the user cancelled."""
+        ...
+
+    def save_state(self) -> None:
+        """Keep the window's size, splitter and pane (only while it is on screen)."""
+        ...
 
 
 def install_extensions(window: WindowAPI, modules: tuple[str, ...] | None = None) -> list[str]:

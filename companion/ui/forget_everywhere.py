@@ -3,14 +3,13 @@ earlier versions, backups and the search index, after showing where it was found
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Protocol
 
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from companion.agent.memory_requests import forget_everywhere
-from companion.agent.turn import Agent
 from companion.errors import CompanionError
+from companion.memory.forget import Erased
 from companion.ui.chat_view import ChatView
 from companion.ui.message_widget import MessageWidget
 
@@ -30,12 +29,18 @@ def _ask(parent: QWidget, where: str) -> bool:
     return answer == QMessageBox.StandardButton.Yes
 
 
+class Forgetter(Protocol):
+    """What the button asks of the chat session."""
+
+    def forget_everywhere(self, what: str, *, dry_run: bool = False) -> Erased | None: ...
+
+
 class ForgetEverywhere:
     """The button on one "forget" notice, and what it does."""
 
-    def __init__(self, notice: MessageWidget, what: str, agent: Agent, chat: ChatView,
+    def __init__(self, notice: MessageWidget, what: str, session: Forgetter, chat: ChatView,
                  ask: Callable[[QWidget, str], bool] = _ask) -> None:
-        self.notice, self.what, self.agent, self.chat, self.ask = notice, what, agent, chat, ask
+        self.notice, self.what, self.session, self.chat, self.ask = notice, what, session, chat, ask
         self.button = notice.add_action(
             _tr("Forget everywhere…"),
             _tr("Also erase it from past conversations, digests, earlier versions and backups"),
@@ -44,14 +49,14 @@ class ForgetEverywhere:
 
     def run(self) -> None:
         try:
-            found = forget_everywhere(self.agent.store, self.what, self.agent.daylog, self.agent.recall.index, dry_run=True)
+            found = self.session.forget_everywhere(self.what, dry_run=True)
             if found is None or not found.found:
                 self.notice.set_note(_tr("nothing else to erase"))
                 self.button.hide()
                 return
             if not self.ask(self.notice, found.summary()):
                 return
-            erased = forget_everywhere(self.agent.store, self.what, self.agent.daylog, self.agent.recall.index)
+            erased = self.session.forget_everywhere(self.what)
         except CompanionError as exc:
             self.notice.set_note(str(exc))
             return
@@ -63,9 +68,9 @@ class ForgetEverywhere:
         self.button.hide()
 
 
-def offer(notice: MessageWidget, what: object, agent: Agent, chat: ChatView) -> ForgetEverywhere | None:
+def offer(notice: MessageWidget, what: object, session: Forgetter, chat: ChatView) -> ForgetEverywhere | None:
     if not isinstance(what, str) or not what:
         return None
-    action = ForgetEverywhere(notice, what, agent, chat)
+    action = ForgetEverywhere(notice, what, session, chat)
     notice.forget_everywhere = action  # type: ignore[attr-defined]  # lives as long as its notice
     return action

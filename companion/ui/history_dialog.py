@@ -63,11 +63,12 @@ class HistoryDialog(QDialog):
         layout.addWidget(hint)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         self.list = QListWidget()
+        self.list.setWordWrap(True)  # "12/1/26 10:11 — before a change by auto-learn" in full
         self.list.currentItemChanged.connect(self._selected)
         self.diff = DiffView()
         splitter.addWidget(self.list)
         splitter.addWidget(self.diff)
-        splitter.setSizes([260, 600])
+        splitter.setSizes([300, 560])
         layout.addWidget(splitter, 1)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         self.restore_button = QPushButton(self.tr("Restore this version"))
@@ -88,7 +89,7 @@ class HistoryDialog(QDialog):
             item.setData(Qt.ItemDataRole.UserRole, version)
             self.list.addItem(item)
         if self.list.count() == 0:
-            self.diff.setHtml("<p><i>" + self.tr("No earlier versions yet.") + "</i></p>")
+            self.diff.set_html("<p><i>" + self.tr("No earlier versions yet.") + "</i></p>")
         else:
             self.list.setCurrentRow(0)
 
@@ -100,7 +101,10 @@ class HistoryDialog(QDialog):
         version = self.selected()
         self.restore_button.setEnabled(version is not None)
         if version is not None:
-            self.diff.show_diff(self.store.read_raw(self.name), version.read(), self.tr("now"), version.id)
+            when = QLocale().toString(version.when, QLocale.FormatType.ShortFormat)
+            self.diff.show_diff(self.store.read_raw(self.name), version.read(), self.tr("Now"),
+                                self.tr("That version: before the change by %1 (%2)")
+                                .replace("%1", actor_label(version.actor)).replace("%2", when))
 
     def restore_selected(self) -> bool:
         version = self.selected()

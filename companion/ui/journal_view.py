@@ -7,10 +7,11 @@ from datetime import date
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QListWidget, QListWidgetItem, QSplitter, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QListWidget, QListWidgetItem, QSplitter, QVBoxLayout, QWidget
 
 from companion.memory.daylog import DayLog
 from companion.paths import Home
+from companion.ui.render import RichView
 
 DIGEST_KINDS = ("day", "week", "month", "year")
 
@@ -34,8 +35,8 @@ class JournalView(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical)
         self.list = QListWidget()
         self.list.currentItemChanged.connect(self._show)
-        self.view = QTextBrowser()
-        self.view.setOpenExternalLinks(True)
+        self.view = RichView()  # digests are written by the model: nothing in them loads or opens by itself
+        self.view.record_clicked.connect(self.show_record)
         splitter.addWidget(self.list)
         splitter.addWidget(self.view)
         splitter.setSizes([160, 400])
@@ -68,7 +69,7 @@ class JournalView(QWidget):
                 item.setData(Qt.ItemDataRole.UserRole, ("digest", path))
                 self.list.addItem(item)
         if self.list.count() == 0:
-            self.view.setHtml("<p><i>" + self.tr("Nothing here yet.") + "</i></p>")
+            self.view.set_html("<p><i>" + self.tr("Nothing here yet.") + "</i></p>")
 
     def show_record(self, record_id: str) -> bool:
         """Open the day log of `record_id` scrolled to that record, highlighted. False if it is not there."""
@@ -90,8 +91,8 @@ class JournalView(QWidget):
                     self.list.setCurrentItem(item)
                 self.list.scrollToItem(item)
                 return self._found
-        self.view.setHtml("<p><i>" + self.tr("The day log of %1 is not here (it may have been moved or deleted).")
-                          .replace("%1", day.isoformat()) + "</i></p>")
+        self.view.set_html("<p><i>" + html.escape(self.tr("The day log of %1 is not here (it may have been moved or "
+                                                          "deleted).").replace("%1", day.isoformat())) + "</i></p>")
         return False
 
     def _show(self, item: QListWidgetItem | None) -> None:
@@ -99,14 +100,14 @@ class JournalView(QWidget):
             return
         what, value = item.data(Qt.ItemDataRole.UserRole)
         if what == "log":
-            self.view.setHtml(self._day_html(value))
+            self.view.set_html(self._day_html(value))
             self._found = False
             if self.highlighted and self.highlighted.startswith(value.isoformat() + "#"):
                 anchor = "r" + self.highlighted.split("#", 1)[1]
                 self._found = anchor in self._anchors
                 self.view.scrollToAnchor(anchor)
         else:
-            self.view.setMarkdown(Path(value).read_text(encoding="utf-8", errors="replace"))
+            self.view.set_markdown(Path(value).read_text(encoding="utf-8", errors="replace"))
 
     def _day_html(self, day: object) -> str:
         read = self.daylog.read_day(day)  # type: ignore[arg-type]
@@ -120,7 +121,7 @@ class JournalView(QWidget):
             note = " <i>(" + self.tr("regenerated") + ")</i>" if record.extra.get("replaces") else ""
             if record.private:
                 note += " <i>(" + self.tr("private") + ")</i>"
-            anchor = f"r{record.seq}"
+            anchor = "r" + record.id.split("#", 1)[1]  # "r17", "r17.k3fq": one per computer's numbering
             self._anchors.add(anchor)
             style = " style='background-color:#fff3bf; color:#1a1a1a'" if record.id == self.highlighted else ""
             rows.append(f"<a name='{anchor}'></a><p{style}><b>{stamp} {who.get(record.role, record.role)}</b>{note}<br>{text}</p>")

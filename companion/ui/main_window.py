@@ -8,8 +8,8 @@ import logging
 from datetime import datetime
 from typing import Callable
 
-from PySide6.QtCore import QByteArray, Qt, QUrl, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
+from PySide6.QtCore import QByteArray, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
     QHBoxLayout,
+    QApplication,
 )
 
 from companion.agent.session import ChatSession, Loader
@@ -29,16 +30,21 @@ from companion.agent.events import Done, EventKind, Failed, MemoryNote, ToolRan,
 from companion.llm.base import Backend
 from companion.llm.catalog import EMBEDDED_LABEL
 from companion.atomic import atomic_write
+from companion.errors import CompanionError
 from companion.memory.daylog import DayLog, now_local
 from companion.memory.history import History
 from companion.memory.longterm import LongTermStore
+from companion.memory.search.find import FIND_LIMIT
 from companion.paths import Home
 from companion.settings import Settings
 from companion.ui.chat_view import ChatView
 from companion.ui.composer import Composer
 from companion.ui.extensions import install_extensions
 from companion.ui import forget_everywhere, tool_actions
+from companion.ui.links import open_folder
+from companion.ui.memory_notices import MemoryNotices
 from companion.ui.memory_pane import MemoryPane
+from companion.ui.message_widget import MessageWidget
 from companion.ui.worker import ModelController
 
 log = logging.getLogger(__name__)
@@ -72,11 +78,14 @@ class MainWindow(QMainWindow):
         self.agent.start()  # SOUL.md `app_start` triggers join the first reply's notes
         self._backend: Backend | None = None
         self._menus: dict[str, QMenu] = {}
+        self.quitting = False  # Quit was asked for (menu, Ctrl+Q, tray, a signal): closing really quits
+        self.quit_hook: Callable[[], None] = QApplication.quit
         self.setWindowTitle(self.tr("Companion"))
         self.resize(1180, 760)
         self._build_central()
         self._build_status_bar()
         self._build_menus()
+        self.notices = MemoryNotices(self.store, self.daylog, self.chat.add_notice, self)
         self.controller = ModelController(self.session, self)
         self._connect_worker()
         self._greet_first_launch()
@@ -155,6 +164,8 @@ class MainWindow(QMainWindow):
         self._column_layout = layout
         self.chat = ChatView(self.daylog)
         self.chat.copied.connect(lambda _t: self.show_message(self.tr("Copied."), 2000))
+        self.chat.problems_found.connect(self._read_problems, Qt.ConnectionType.QueuedConnection)
+        self._problems_shown: set[tuple[str, int]] = set()
         layout.addWidget(self.chat, 1)
         self.composer = Composer()
         self.composer.send_requested.connect(self.send)
@@ -164,6 +175,11 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.composer)
         self.memory_pane = MemoryPane(self.home, self.store, self.daylog)
         self.memory_pane.memory_changed.connect(self._memory_changed)
+        self.chat.citation_clicked.connect(self.open_citation)
+        self.chat.version_chosen.connect(self.session.choose_version)
+        self.chat.delete_requested.connect(self.delete_message)
+        self.chat.edit_requested.connect(self.edit_message)
+        self._editing: str | None = None  # the user's last message, being edited in the composer
         self.splitter.addWidget(column)
         self.splitter.addWidget(self.memory_pane)
         self.splitter.setStretchFactor(0, 3)
@@ -179,18 +195,31 @@ class MainWindow(QMainWindow):
         row.setContentsMargins(12, 6, 12, 6)
         self.find_edit = QLineEdit()
         self.find_edit.setPlaceholderText(self.tr("Find in the conversation (Enter: older match, Shift+Enter: newer)"))
-        self.find_edit.returnPressed.connect(lambda: self._find(backwards=True))
-        self.find_edit.textChanged.connect(lambda _t: self.chat.reset_find())
+        self.find_edit.returnPressed.connect(self._find_enter)
+        self.find_edit.textChanged.connect(self._find_changed)
         self.find_status = QLabel()
-        close = QToolButton()
-        close.setText("✕")
-        close.setAutoRaise(True)
-        close.clicked.connect(self._close_find)
+        self.find_status.setObjectName("findStatus")
+        self.find_newer = self._find_button("▲", self.tr("Newer match (Shift+Enter)"), lambda: self.find_step(older=False))
+        self.find_older = self._find_button("▼", self.tr("Older match (Enter)"), lambda: self.find_step(older=True))
+        close = self._find_button("✕", self.tr("Close (Esc)"), self._close_find)
         row.addWidget(self.find_edit, 1)
         row.addWidget(self.find_status)
+        row.addWidget(self.find_newer)
+        row.addWidget(self.find_older)
         row.addWidget(close)
+        self._find_query = ""
+        self._find_hits: list[str] = []
+        self._find_pos = -1
         bar.hide()
         return bar
+
+    def _find_button(self, text: str, tip: str, slot: Callable[[], object]) -> QToolButton:
+        button = QToolButton()
+        button.setText(text)
+        button.setToolTip(tip)
+        button.setAutoRaise(True)
+        button.clicked.connect(lambda _checked=False: slot())
+        return button
 
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
@@ -221,7 +250,7 @@ class MainWindow(QMainWindow):
             self.menu(title)
         self._action("&File", self.tr("Open memory folder"), self.open_memory_folder)
         self.menu("&File").addSeparator()
-        self.quit_action = self._action("&File", self.tr("&Quit"), self.close, QKeySequence.StandardKey.Quit)
+        self.quit_action = self._action("&File", self.tr("&Quit"), self.quit_app, QKeySequence.StandardKey.Quit)
         self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
         self.save_action = self._action("&Memory", self.tr("&Save memory file"), self.memory_pane.save_current,
@@ -255,6 +284,11 @@ class MainWindow(QMainWindow):
     def send(self, text: str) -> None:
         if self.controller.busy:
             return
+        if self._editing is not None:  # edit and resend: the old message and its reply are taken back
+            for record_id in [self._editing, *self.chat.after(self._editing)]:
+                self.session.delete(record_id)
+                self.chat.remove(record_id)
+            self._editing = None
         if self._backend is None:
             self.show_message(self.tr("The model is still loading; your message will be answered when it is ready."))
         self.composer.set_busy(True)
@@ -264,7 +298,30 @@ class MainWindow(QMainWindow):
         if self.controller.busy:
             return
         self.composer.set_busy(True)
+        self.chat.begin_reply()
         self.controller.regenerate()
+
+    def edit_message(self, record_id: str) -> None:
+        """Put the user's last message back in the composer; sending replaces it and its reply."""
+        widget = self.chat.message(record_id)
+        if widget is None or self.controller.busy:
+            return
+        self._editing = record_id
+        self.composer.edit.setPlainText(widget.text())
+        self.composer.edit.selectAll()
+        self.composer.edit.setFocus()
+        self.show_message(self.tr("Editing your last message: sending it replaces the message and its reply."), 8000)
+
+    def delete_message(self, record_id: str) -> None:
+        """Take a message back: logged as an event, off the screen, left out of what is learned."""
+        widget = self.chat.message(record_id)
+        ids = [rid for rid, _text in widget.versions] if widget is not None and widget.versions else [record_id]
+        for rid in ids:
+            self.session.delete(rid)
+        self.chat.remove(record_id)
+        if self._editing == record_id:
+            self._editing = None
+        self.show_message(self.tr("Message deleted: it is left out of the conversation and of what I learn."), 5000)
 
     def stop(self) -> None:
         if self.controller.busy:
@@ -290,16 +347,18 @@ class MainWindow(QMainWindow):
     def _on_user(self, event: UserLogged) -> None:
         if event.record is not None:
             self.chat.add_record(event.record)
+        self.chat.begin_reply()  # "thinking…" until the first words
 
     def _on_memory(self, event: MemoryNote) -> None:
-        forget_everywhere.offer(self.chat.add_notice(event.text), event.forget, self.agent, self.chat)
+        notice = self.notices.for_note(event.text)  # what changed, with Undo
+        forget_everywhere.offer(notice, event.forget, self.session, self.chat)
 
     def _on_trimmed(self, event: Trimmed) -> None:
         self.chat.replace_reply(event.text)  # the model looped: the reply keeps only the part before the loop
 
     def _on_tool(self, event: ToolRan) -> None:
         if event.record is not None:
-            tool_actions.attach(self.chat.add_record(event.record), event.result, self.agent.tools, self.daylog)
+            tool_actions.attach(self.chat.add_record(event.record), event.result, self.session, self.daylog)
 
     def _on_done(self, event: Done) -> None:
         self.chat.finish_reply(event.record, event.stats.cancelled)
@@ -312,6 +371,25 @@ class MainWindow(QMainWindow):
         self.chat.drop_reply()
         self.chat.add_notice(event.text, "error")
         self.show_message(event.text, 10000)
+
+    def open_citation(self, record_id: str) -> None:
+        """A citation clicked in the chat: the day log at that record, in the memory pane."""
+        self.memory_pane.show()
+        self.pane_action.setChecked(True)
+        self.memory_pane.open_citation(record_id)
+
+    def _read_problems(self, problems: list[object]) -> None:
+        """A damaged day-log line is skipped; the user hears of it once, with the file and line."""
+        for problem in problems:
+            key = (str(getattr(problem, "path", "")), int(getattr(problem, "line", 0)))
+            if key in self._problems_shown:
+                continue
+            self._problems_shown.add(key)
+            self.chat.add_notice(self.tr("Skipped a damaged line in the day log %1, line %2 (%3). The rest of "
+                                         "the day is shown; the file is left as it is.")
+                                 .replace("%1", str(getattr(problem, "path", "")))
+                                 .replace("%2", str(key[1])).replace("%3", str(getattr(problem, "reason", ""))),
+                                 "error")
 
     def _memory_changed(self, _name: str) -> None:
         if self._backend is not None and not self.controller.busy:
@@ -371,7 +449,7 @@ class MainWindow(QMainWindow):
     # -- menus -------------------------------------------------------------------
 
     def open_memory_folder(self) -> None:
-        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.home.memory)))
+        open_folder(str(self.home.memory))
 
     def open_find(self) -> None:
         self.find_bar.show()
@@ -379,17 +457,48 @@ class MainWindow(QMainWindow):
         self.find_edit.selectAll()
 
     def _close_find(self) -> None:
-        self.chat.reset_find()
+        self._find_changed("")
         self.find_bar.hide()
         self.composer.edit.setFocus()
 
-    def _find(self, backwards: bool) -> None:
-        found = self.chat.find(self.find_edit.text(), backwards)
-        self.find_status.setText("" if found else self.tr("Not found in the loaded days"))
+    def _find_enter(self) -> None:
+        newer = bool(QApplication.keyboardModifiers() & Qt.KeyboardModifier.ShiftModifier)
+        self.find_step(older=not newer)
+
+    def _find_changed(self, _text: str) -> None:
+        self._find_query, self._find_hits, self._find_pos = "", [], -1
+        self.find_status.setText("")
+        self.chat.reset_find()
+
+    def find_step(self, older: bool = True) -> MessageWidget | None:
+        """The next older (or newer) message holding the text, from the search index over every day;
+        the view jumps to its day. The status says which match of how many."""
+        query = self.find_edit.text().strip()
+        if query != self._find_query:
+            self._find_query, self._find_pos = query, -1
+            try:
+                self._find_hits = self.session.find(query) if query else []
+            except CompanionError as exc:
+                self._find_hits = []
+                self.find_status.setText(str(exc))
+                return None
+        hits = self._find_hits
+        if not hits:
+            self.chat.reset_find()
+            self.find_status.setText(self.tr("Not found") if query else "")
+            return None
+        for _ in range(len(hits)):  # a match deleted from the view meanwhile is skipped
+            self._find_pos = (self._find_pos + (1 if older else -1)) % len(hits)
+            widget = self.chat.show_record(hits[self._find_pos])
+            if widget is not None:
+                break
+        total = f"{len(hits)}+" if len(hits) >= FIND_LIMIT else str(len(hits))
+        self.find_status.setText(self.tr("%1 of %2").replace("%1", str(self._find_pos + 1)).replace("%2", total))
+        return widget
 
     def _toggle_pane(self) -> None:
-        self.memory_pane.setVisible(not self.memory_pane.isVisible())
-        self.pane_action.setChecked(self.memory_pane.isVisible())
+        self.memory_pane.setVisible(self.memory_pane.isHidden())
+        self.pane_action.setChecked(not self.memory_pane.isHidden())
 
     def open_settings(self) -> None:
         from companion.ui.settings_dialog import SettingsDialog
@@ -404,6 +513,16 @@ class MainWindow(QMainWindow):
 
     # -- window state ---------------------------------------------------------
 
+    def quit_app(self) -> bool:
+        """Really quit, whatever the tray choice: the window closes the normal way (unsaved edits are
+        asked about, the reply in progress is logged), then the app. False when the user cancelled."""
+        self.quitting = True
+        if not self.close():
+            self.quitting = False
+            return False
+        self.quit_hook()
+        return True
+
     def _state_file(self):  # -> Path
         return self.home.state / "window.json"
 
@@ -413,15 +532,19 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(QByteArray(base64.b64decode(data["geometry"])))
             self.splitter.restoreState(QByteArray(base64.b64decode(data["splitter"])))
             self.memory_pane.setVisible(bool(data.get("pane", True)))
-            self.pane_action.setChecked(self.memory_pane.isVisible())
+            self.pane_action.setChecked(not self.memory_pane.isHidden())
         except (OSError, ValueError, KeyError, TypeError):
             return
 
     def save_state(self) -> None:
+        """Only a window on screen has a state worth keeping: a hidden one (in the tray) would save
+        a hidden pane and a collapsed splitter."""
+        if not self.isVisible():
+            return
         data = {
             "geometry": base64.b64encode(bytes(self.saveGeometry().data())).decode("ascii"),
             "splitter": base64.b64encode(bytes(self.splitter.saveState().data())).decode("ascii"),
-            "pane": self.memory_pane.isVisible(),
+            "pane": not self.memory_pane.isHidden(),
         }
         try:
             atomic_write(self._state_file(), json.dumps(data))
@@ -452,6 +575,7 @@ class MainWindow(QMainWindow):
     def shutdown(self) -> None:
         """Cancel a reply in progress (what was said is logged), close the model, stop the thread."""
         self.memory_pane.close_pane()
+        self.notices.close()
         self.closing.emit()  # the sleep job and other background work stop before the model closes
         self.controller.shutdown()
         self._backend = None

@@ -87,6 +87,8 @@ class MarkdownEdit(QPlainTextEdit):
 
     def citation_at(self, pos: QPoint) -> str | None:
         cursor = self.cursorForPosition(pos)
+        if cursor.atBlockEnd() and pos.x() > self.cursorRect(cursor).right() + 2:
+            return None  # past the end of the line: a click to place the cursor, not on the citation
         return citation_at(cursor.block().text(), cursor.positionInBlock())
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt name)
@@ -106,8 +108,17 @@ class MarkdownEdit(QPlainTextEdit):
 
 
 
+_SOURCE_COMMENT = re.compile(r"<!--\s*src:\s*(\d{4}-\d{2}-\d{2})#(\d+)\s*-->")
+_ANY_COMMENT = re.compile(r"<!--.*?-->", re.S)
+
+
 def preview_markdown(body: str) -> str:
-    """The body for the preview: citations become links (record:DAY#N), empty sections get their hint."""
+    """The body for the reading view: each entry ends in a link to its line in the editor
+    (entry:N), citations (also `<!-- src: ... -->`) become links (record:DAY#N), other HTML
+    comments are left out, empty sections get their hint."""
+    body = "\n".join(f"{line} [✎](entry:{number})" if E.is_entry(line) else line
+                     for number, line in enumerate(body.splitlines(), start=1))
+    body = _ANY_COMMENT.sub("", _SOURCE_COMMENT.sub(lambda m: f"({m.group(1)}#{m.group(2)})", body))
     language = file_language(h.title for h in headings(body))
     lines = body.splitlines()
     for head in reversed(empty_sections(body)):

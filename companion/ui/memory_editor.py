@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QFont, QFontDatabase, QTextCursor
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont, QFontDatabase, QTextCursor
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QStackedWidget,
-    QTextBrowser,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -27,6 +26,7 @@ from companion.memory.document import content_hash, split_frontmatter
 from companion.memory.longterm import LongTermStore
 from companion.ui.diff_view import DiffDialog
 from companion.ui.markdown_edit import MarkdownEdit, preview_markdown
+from companion.ui.render import RichView
 
 _OPEN = re.compile(r"\A---[ \t]*\n")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.MULTILINE)
@@ -52,6 +52,7 @@ class Banner(QFrame):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 4, 8, 4)
         self.label = QLabel()
+        self.label.setTextFormat(Qt.TextFormat.PlainText)  # messages quote file contents and errors
         self.label.setWordWrap(True)
         layout.addWidget(self.label, 1)
         self._buttons = QHBoxLayout()
@@ -102,13 +103,15 @@ class MemoryEditor(QWidget):
         self.highlighter = self.editor.highlighter
         self.editor.textChanged.connect(self._text_changed)
         self.editor.citation_clicked.connect(self.citation_clicked)
-        self.preview = QTextBrowser()
-        self.preview.setOpenLinks(False)
-        self.preview.anchorClicked.connect(self._link_clicked)
+        self.preview = RichView()  # citations open the day log; other links go through open_link
+        self.preview.setObjectName("memoryPreview")
+        self.preview.record_clicked.connect(self.citation_clicked)
+        self.preview.entry_clicked.connect(self.edit_entry)
         self.stack.addWidget(self.editor)
         self.stack.addWidget(self.preview)
         layout.addWidget(self.stack, 1)
         self.load()
+        self.set_preview(True)  # the file opens rendered; Edit shows the text as it is on disk
 
     def _front_matter(self) -> QWidget:
         """The YAML block (SOUL.md's triggers, schema_version) behind a disclosure, closed by default."""
@@ -151,7 +154,8 @@ class MemoryEditor(QWidget):
         self.save_button.setToolTip(self.tr("Save (Ctrl+S)"))
         self.save_button.clicked.connect(self.save)
         self.preview_button = QToolButton()
-        self.preview_button.setText(self.tr("Preview"))
+        self.preview_button.setText(self.tr("Reading view"))
+        self.preview_button.setToolTip(self.tr("The file rendered, entries and citations as links; off: edit the text"))
         self.preview_button.setCheckable(True)
         self.preview_button.toggled.connect(self.set_preview)
         self.history_button = QToolButton()
@@ -326,18 +330,17 @@ class MemoryEditor(QWidget):
         if self.preview_button.isChecked() != on:
             self.preview_button.setChecked(on)
 
+    def edit_entry(self, body_line: int) -> None:
+        """An entry's ✎ in the reading view: the editor, on that line."""
+        self.set_preview(False)
+        self._goto_line(self.front_lines() + body_line)
+
     def _refresh_preview(self) -> None:
         try:
             _front, _yaml, body = split_frontmatter(self.text())
         except FrontmatterError:
             body = self.text()
-        self.preview.setMarkdown(preview_markdown(body))
-
-    def _link_clicked(self, url: QUrl) -> None:
-        if url.scheme() == "record":
-            self.citation_clicked.emit(f"{url.path()}#{url.fragment()}")
-        else:
-            QDesktopServices.openUrl(url)
+        self.preview.set_markdown(preview_markdown(body))
 
     def _goto_line(self, line: int, scroll: bool = True) -> None:
         """Put the cursor on file line `line` (1-based), in the frontmatter box or the body."""

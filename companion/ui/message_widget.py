@@ -7,11 +7,13 @@ from datetime import datetime
 from typing import Callable
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
-from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QMenu, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from companion.memory.records import Record
+from companion.ui.code_block import CodeBlock, Segment, segments
 from companion.ui.links import open_link
+from companion.ui.render import citation_link, escape, markdown_html
 
 
 class _Label(QLabel):
@@ -36,20 +38,26 @@ class _Label(QLabel):
         super().changeEvent(event)  # type: ignore[arg-type]
 
 
-def block_end(text: str, start: int) -> int | None:
-    """End of the first complete Markdown block after `start` (a blank line outside code fences)."""
-    position = start
-    while (found := text.find("\n\n", position)) != -1:
-        if text.count("```", start, found) % 2 == 0:
-            return found + 2
-        position = found + 2
-    return None
+def _is_record_id(text: str) -> bool:
+    day, sep, seq = text.partition("#")
+    return bool(sep) and len(day) == 10 and day[4] == "-" and seq.isdigit()
+
+
+def recalled_text(count: int) -> str:
+    """"Recalled 1 memory" / "Recalled 3 memories" (Chinese has one form for both)."""
+    if count == 1:
+        return QCoreApplication.translate("MessageWidget", "Recalled 1 memory")
+    return QCoreApplication.translate("MessageWidget", "Recalled %n memories", "", count).replace("%n", str(count))
 
 
 class MessageWidget(QFrame):
     """A card; `role` is user, assistant, tool or event (the last two are shown small)."""
 
     copied = Signal(str)
+    citation_clicked = Signal(str)  # a record id, from a link in the text or the recalled list
+    version_chosen = Signal(str)  # the record id of the reply version now shown
+    delete_requested = Signal(str)  # record id
+    edit_requested = Signal(str)  # record id (the user's last message)
 
     def __init__(self, role: str, text: str = "", when: datetime | None = None, record_id: str = "",
                  parent: QWidget | None = None) -> None:
@@ -67,7 +75,7 @@ class MessageWidget(QFrame):
         header.setSpacing(6)
         self.who = QLabel(self._who_text(role))
         self.who.setObjectName("who")
-        self.when = QLabel(when.strftime("%H:%M") if when else "")
+        self.when = QLabel(f"{when.hour:02d}:{when.minute:02d}" if when else "")
         self.when.setObjectName("when")
         self.note = QLabel("")
         self.note.setObjectName("note")
@@ -77,26 +85,94 @@ class MessageWidget(QFrame):
         header.addWidget(self.note)
         header.addStretch(1)
         self._header = header
-        self.copy_button = QToolButton()
-        self.copy_button.setObjectName("copy")
-        self.copy_button.setText(self.tr("Copy"))
-        self.copy_button.setToolTip(self.tr("Copy this message"))
-        self.copy_button.setAutoRaise(True)
-        self.copy_button.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.copy_button.clicked.connect(self.copy)
-        header.addWidget(self.copy_button)
+        self._tail = QHBoxLayout()  # Copy, Edit, ⋯: made when first needed (hover), a year of cards stays light
+        self._tail.setSpacing(2)
+        header.addLayout(self._tail)
+        self._actions: dict[str, QToolButton] = {}
+        self._editable = False
         layout.addLayout(header)
         self._blocks = QVBoxLayout()
         self._blocks.setSpacing(4)
         layout.addLayout(self._blocks)
-        self._frozen: list[QLabel] = []  # finished Markdown blocks of a reply, never re-rendered
-        self._frozen_len = 0
-        self.body = self._label()  # the text, or the unfinished last block of a reply
+        self._parts: list[tuple[Segment, QWidget]] = []  # a reply's rendered blocks, in order
+        self._thinking = False
+        self.body = self._label()  # the text (a reply: shown only while it is empty)
         self._blocks.addWidget(self.body)
+        self.versions: list[tuple[str, str]] = []  # (record id, text) of each version of a regenerated reply
+        self.version_index = 0
+        self._version_row: QWidget | None = None
         if role in ("tool", "event"):
             self.who.hide()
-            self.copy_button.hide()
+        if not self._has_actions():  # a notice: its text and its buttons (Undo, Apply) on one row
+            self._blocks.removeWidget(self.body)
+            header.insertWidget(0, self.body, 10)
         self._render()
+
+    # -- the header's buttons, made on first use ---------------------------------------
+
+    def _has_actions(self) -> bool:
+        return self.role in ("user", "assistant")
+
+    def _build_actions(self) -> None:
+        if self._actions:
+            return
+        copy = self._tool_button("copy", self.tr("Copy"), self.tr("Copy this message"), self.copy)
+        edit = self._tool_button("edit", self.tr("Edit"), self.tr("Edit this message and send it again (its reply "
+                                                                  "is replaced)"),
+                                 lambda: self.edit_requested.emit(self.record_id))
+        more = self._tool_button("more", "⋯", self.tr("More"), None)
+        more.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(more)
+        self._delete_action = menu.addAction(self.tr("Delete message"))
+        self._delete_action.setToolTip(self.tr("Take this message back: it leaves the conversation and is not "
+                                               "learned from"))
+        self._delete_action.triggered.connect(lambda _checked=False: self.delete_requested.emit(self.record_id))
+        more.setMenu(menu)
+        self._actions = {"copy": copy, "edit": edit, "more": more}
+        copy.setVisible(self._has_actions())
+        self._update_actions()
+
+    def _tool_button(self, name: str, text: str, tip: str, slot: Callable[[], None] | None) -> QToolButton:
+        button = QToolButton()
+        button.setObjectName(name)
+        button.setText(text)
+        button.setToolTip(tip)
+        button.setAutoRaise(True)
+        button.setCursor(Qt.CursorShape.PointingHandCursor)
+        if slot is not None:
+            button.clicked.connect(lambda _checked=False: slot())
+        self._tail.addWidget(button)
+        return button
+
+    def _update_actions(self) -> None:
+        if self._actions:
+            self._actions["edit"].setVisible(self._editable and self.role == "user" and bool(self.record_id))
+            self._actions["more"].setVisible(bool(self.record_id) and self._has_actions())
+
+    def enterEvent(self, event: object) -> None:  # noqa: N802 (Qt name)
+        if self._has_actions():
+            self._build_actions()
+        super().enterEvent(event)  # type: ignore[arg-type]
+
+    @property
+    def copy_button(self) -> QToolButton:
+        self._build_actions()
+        return self._actions["copy"]
+
+    @property
+    def edit_button(self) -> QToolButton:
+        self._build_actions()
+        return self._actions["edit"]
+
+    @property
+    def more_button(self) -> QToolButton:
+        self._build_actions()
+        return self._actions["more"]
+
+    @property
+    def delete_action(self) -> QAction:
+        self._build_actions()
+        return self._delete_action
 
     def _label(self) -> QLabel:
         label = _Label()
@@ -104,10 +180,14 @@ class MessageWidget(QFrame):
         label.setWordWrap(True)
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
         label.setOpenExternalLinks(False)  # links open only through open_link: http(s), after showing the URL
-        label.linkActivated.connect(lambda url: open_link(self, url))
+        label.linkActivated.connect(self._link)
         label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
-        label.setTextFormat(Qt.TextFormat.MarkdownText if self.role == "assistant" else Qt.TextFormat.PlainText)
+        # a reply's Markdown arrives as HTML from the renderer (nothing to load); everything else is plain text
+        label.setTextFormat(Qt.TextFormat.RichText if self.role == "assistant" else Qt.TextFormat.PlainText)
         return label
+
+    def _link(self, url: str) -> None:
+        open_link(self, url, on_record=self.citation_clicked.emit)
 
     def _who_text(self, role: str) -> str:
         return {"user": self.tr("You"), "assistant": self.tr("Companion")}.get(role, "")
@@ -141,13 +221,24 @@ class MessageWidget(QFrame):
         self._render()
 
     def set_text(self, text: str) -> None:
-        if not text.startswith(self._text[: self._frozen_len]):
-            for label in self._frozen:
-                label.deleteLater()
-            self._frozen.clear()
-            self._frozen_len = 0
         self._text = text
         self._render()
+
+    def set_thinking(self, on: bool) -> None:
+        """"thinking…" in an empty reply until its first words arrive."""
+        if on != self._thinking:
+            self._thinking = on
+            self._render()
+
+    def parts(self) -> list[Segment]:
+        """The blocks a reply is shown in (Markdown and code), in order."""
+        return [segment for segment, _w in self._parts]
+
+    def part_widgets(self) -> list[QWidget]:
+        return [widget for _s, widget in self._parts]
+
+    def code_blocks(self) -> list[CodeBlock]:
+        return [w for _s, w in self._parts if isinstance(w, CodeBlock)]
 
     def _render(self) -> None:
         if self.role != "assistant":
@@ -156,18 +247,110 @@ class MessageWidget(QFrame):
                 shown = shown[:300] + "…"
             self.body.setText(shown)
             return
-        # Re-rendering a long Markdown label costs O(length) per update: freeze finished blocks.
-        while (cut := block_end(self._text, self._frozen_len)) is not None:
-            block = self._text[self._frozen_len:cut].strip("\n")
-            self._frozen_len = cut
-            if block.strip():
-                label = self._label()
-                label.setText(block)
-                self._blocks.insertWidget(len(self._frozen), label)
-                self._frozen.append(label)
-        tail = self._text[self._frozen_len:].strip("\n")
-        self.body.setText(tail if tail or self._frozen else "…")
-        self.body.setVisible(bool(tail) or not self._frozen)
+        # Only the blocks that changed are rendered again: a streamed reply re-renders its last block.
+        parts = segments(self._text)
+        for index, segment in enumerate(parts):
+            if index < len(self._parts):
+                old, widget = self._parts[index]
+                if old == segment:
+                    continue
+                if old.kind == segment.kind:
+                    self._fill(widget, segment)
+                    self._parts[index] = (segment, widget)
+                    continue
+                widget.hide()
+                widget.deleteLater()
+                self._parts[index] = (segment, self._new_part(segment, index))
+            else:
+                self._parts.append((segment, self._new_part(segment, index)))
+        for _segment, widget in self._parts[len(parts):]:
+            widget.hide()
+            widget.deleteLater()
+        del self._parts[len(parts):]
+        empty = not self._parts
+        if empty:
+            self.body.setText("<i>" + escape(self.tr("thinking…")) + "</i>" if self._thinking else "…")
+        self.body.setProperty("thinking", self._thinking and empty)
+        self.body.setVisible(empty)
+
+    def _new_part(self, segment: Segment, index: int) -> QWidget:
+        widget: QWidget
+        if segment.kind == "code":
+            widget = CodeBlock(segment.text, segment.language)
+            widget.copied.connect(self.copied)
+        else:
+            widget = self._label()
+            self._fill(widget, segment)
+        self._blocks.insertWidget(index, widget)
+        return widget
+
+    @staticmethod
+    def _fill(widget: QWidget, segment: Segment) -> None:
+        if isinstance(widget, CodeBlock):
+            widget.set_code(segment.text, segment.language)
+        elif isinstance(widget, QLabel):
+            widget.setText(markdown_html(segment.text))
+
+    # -- versions, edit, delete ----------------------------------------------------
+
+    def set_record_id(self, record_id: str) -> None:
+        self.record_id = record_id
+        self._update_actions()
+
+    def set_editable(self, on: bool) -> None:
+        """The Edit button, on the user's last message only (shown at once: it is the one to reach for)."""
+        self._editable = on
+        if on and self.role == "user" and self.record_id:
+            self._build_actions()
+        self._update_actions()
+
+    def set_versions(self, versions: list[tuple[str, str]], index: int) -> None:
+        """Show version `index` of a regenerated reply, with ‹ i/n › to flip between them."""
+        self.versions = list(versions)
+        self.version_index = max(0, min(index, len(versions) - 1))
+        if len(self.versions) > 1 and self._version_row is None:
+            row = QWidget()
+            line = QHBoxLayout(row)
+            line.setContentsMargins(0, 0, 0, 0)
+            line.setSpacing(0)
+            self.previous_version = QToolButton()
+            self.previous_version.setText("‹")
+            self.previous_version.setToolTip(self.tr("Earlier version of this reply"))
+            self.previous_version.setAutoRaise(True)
+            self.previous_version.clicked.connect(lambda: self.show_version(self.version_index - 1))
+            self.version_label = QLabel()
+            self.version_label.setObjectName("versionLabel")
+            self.next_version = QToolButton()
+            self.next_version.setText("›")
+            self.next_version.setToolTip(self.tr("Later version of this reply"))
+            self.next_version.setAutoRaise(True)
+            self.next_version.clicked.connect(lambda: self.show_version(self.version_index + 1))
+            for widget in (self.previous_version, self.version_label, self.next_version):
+                line.addWidget(widget)
+            self._header.insertWidget(3, row)
+            self._version_row = row
+        if self._version_row is not None:
+            self._version_row.setVisible(len(self.versions) > 1)
+        if self.versions:
+            self._show_current_version()
+
+    def show_version(self, index: int) -> None:
+        """Flip to another version; the one shown is the one that counts from now on."""
+        if not 0 <= index < len(self.versions) or index == self.version_index:
+            return
+        self.version_index = index
+        self._show_current_version()
+        self.version_chosen.emit(self.record_id)
+
+    def _show_current_version(self) -> None:
+        record_id, text = self.versions[self.version_index]
+        self.record_id = record_id
+        if text != self._text:
+            self.set_text(text)
+        if self._version_row is not None:
+            self.version_label.setText(f"{self.version_index + 1}/{len(self.versions)}")
+            self.previous_version.setEnabled(self.version_index > 0)
+            self.next_version.setEnabled(self.version_index < len(self.versions) - 1)
 
     def set_recalled(self, hits: list[dict[str, object]]) -> None:
         """An expandable list, under a reply, of the memories recalled for it."""
@@ -179,7 +362,9 @@ class MessageWidget(QFrame):
             date = hit.get("date") or ""
             text = str(hit.get("text") or "")
             snippet = (text[:160] + "…") if len(text) > 160 else text
-            lines.append(" · ".join(str(p) for p in (date, where) if p) + (f": {snippet}" if snippet else ""))
+            place = citation_link(str(where)) if _is_record_id(str(where)) else escape(str(where))
+            head = " · ".join(p for p in (escape(str(date)) if date else "", place) if p)
+            lines.append(head + (": " + escape(snippet) if snippet else ""))
         if getattr(self, "recalled_button", None) is None:
             self.recalled_button = QToolButton()
             self.recalled_button.setObjectName("recalled")
@@ -190,13 +375,16 @@ class MessageWidget(QFrame):
             self.recalled_list = QLabel()
             self.recalled_list.setObjectName("recalledList")
             self.recalled_list.setWordWrap(True)
-            self.recalled_list.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            self.recalled_list.setTextFormat(Qt.TextFormat.RichText)  # built here: every part escaped
+            self.recalled_list.setOpenExternalLinks(False)
+            self.recalled_list.linkActivated.connect(self._link)
+            self.recalled_list.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
             self.recalled_list.hide()
             self.recalled_button.toggled.connect(self._toggle_recalled)
             self.layout().addWidget(self.recalled_button)
             self.layout().addWidget(self.recalled_list)
-        self.recalled_button.setText(self.tr("Recalled %n memories", "", len(hits)).replace("%n", str(len(hits))))
-        self.recalled_list.setText("\n".join(f"• {line}" for line in lines))
+        self.recalled_button.setText(recalled_text(len(hits)))
+        self.recalled_list.setText("<br>".join(f"• {line}" for line in lines))
 
     def _toggle_recalled(self, shown: bool) -> None:
         self.recalled_button.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
@@ -210,17 +398,12 @@ class MessageWidget(QFrame):
         button.setToolTip(tip)
         button.setCursor(Qt.CursorShape.PointingHandCursor)
         button.clicked.connect(callback)
-        self._header.insertWidget(self._header.count() - 1, button)
+        self._header.insertWidget(self._header.count() - 1, button)  # before Copy, Edit, ⋯
         return button
 
     def set_note(self, note: str) -> None:
         self.note.setText(note)
         self.note.setVisible(bool(note))
-
-    def mark_replaced(self) -> None:
-        self.setProperty("replaced", True)
-        self.set_note(self.tr("replaced"))
-        self._repolish()
 
     def set_found(self, found: bool) -> None:
         self.setProperty("found", found)

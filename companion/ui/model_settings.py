@@ -471,9 +471,9 @@ class ModelDialog(QDialog):
         self.server_status.setText(self.tr("Connecting…"))
 
         def probe(_progress: Callable[[int, int], None]) -> str:
-            from companion.llm.remote import RemoteBackend
+            from companion.llm.loader import connect_server
 
-            backend = RemoteBackend(url, name, key, retries=0)
+            backend = connect_server(url, name, key)
             backend.close()
             return self.tr("Connected: {model}, context {ctx} tokens.").format(model=backend.model, ctx=backend.info.n_ctx)
 

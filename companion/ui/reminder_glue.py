@@ -12,7 +12,7 @@ from PySide6.QtCore import QDateTime, QLocale, QObject, Qt, QTimer, Signal, Slot
 
 from companion.errors import CompanionError
 from companion.memory.daylog import now_local
-from companion.sleep.reminders import Reminder, ReminderState, due, next_time, timed_reminders, wall_clock
+from companion.curate.requests import Reminder, ReminderState, due, next_time, timed_reminders, wall_clock
 
 if TYPE_CHECKING:
     from companion.ui.extensions import WindowAPI

@@ -1,4 +1,5 @@
-"""Preferences: names (shortcuts into USER.md / SOUL.md) and the nightly sleep; saved to settings.toml."""
+"""Preferences: names (shortcuts into USER.md / SOUL.md), the nightly sleep, appearance and replies;
+saved to settings.toml."""
 
 from __future__ import annotations
 
@@ -7,13 +8,18 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QTime
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDialog,
+    QDoubleSpinBox,
     QDialogButtonBox,
     QFormLayout,
     QGroupBox,
     QLabel,
     QLineEdit,
     QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QTabWidget,
     QTimeEdit,
     QVBoxLayout,
     QWidget,
@@ -23,6 +29,9 @@ from companion.errors import CompanionError
 from companion.settings import save_settings
 from companion.curate.gate import MemoryWriter
 from companion.curate.names import current_name, set_name
+from companion.ui.appearance import FONT_SIZES, THEMES, apply_appearance
+
+REPLY_LENGTHS = (128, 256, 512, 1024, 2048)  # max_reply_tokens choices
 
 if TYPE_CHECKING:
     from companion.ui.main_window import MainWindow
@@ -33,8 +42,22 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.window_ = window
         self.setWindowTitle(self.tr("Preferences"))
-        self.setMinimumWidth(440)
+        self.setMinimumWidth(480)
         layout = QVBoxLayout(self)
+        self.tabs = QTabWidget()
+        layout.addWidget(self.tabs)
+        self.tabs.addTab(self._general_tab(window), self.tr("General"))
+        self.tabs.addTab(self._appearance_tab(window), self.tr("Appearance"))
+        self.tabs.addTab(self._replies_tab(window), self.tr("Replies"))
+
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+    def _general_tab(self, window: "MainWindow") -> QWidget:
+        page = QWidget()
+        layout = QVBoxLayout(page)
 
         names = QGroupBox(self.tr("Names"))
         form = QFormLayout(names)
@@ -70,10 +93,67 @@ class SettingsDialog(QDialog):
         form.addRow(self.keep_in_tray)
         layout.addWidget(sleep)
 
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        layout.addWidget(buttons)
+        layout.addStretch(1)
+        return page
+
+    def _appearance_tab(self, window: "MainWindow") -> QWidget:
+        page = QWidget()
+        form = QFormLayout(page)
+        self.theme = QComboBox()
+        for key, label in zip(THEMES, (self.tr("Same as the system"), self.tr("Light"), self.tr("Dark"))):
+            self.theme.addItem(label, key)
+        self.theme.setCurrentIndex(max(0, self.theme.findData(window.settings.window.theme)))
+        form.addRow(self.tr("Colours:"), self.theme)
+        self.font_size = QComboBox()
+        for size in FONT_SIZES:
+            self.font_size.addItem(self.tr("System size") if size == 0 else self.tr("%1 pt").replace("%1", str(size)),
+                                   size)
+        self.font_size.setCurrentIndex(max(0, self.font_size.findData(window.settings.window.font_size)))
+        form.addRow(self.tr("Text size:"), self.font_size)
+        return page
+
+    def _replies_tab(self, window: "MainWindow") -> QWidget:
+        page = QWidget()
+        form = QFormLayout(page)
+        model = window.settings.model
+        self.reply_length = QComboBox()
+        labels = (self.tr("Very short"), self.tr("Short"), self.tr("Medium"), self.tr("Long"), self.tr("Very long"))
+        for tokens, label in zip(REPLY_LENGTHS, labels):
+            self.reply_length.addItem(self.tr("%1 (up to %2 tokens)").replace("%1", label).replace("%2", str(tokens)),
+                                      tokens)
+        if self.reply_length.findData(model.max_reply_tokens) < 0:
+            self.reply_length.addItem(self.tr("Up to %1 tokens").replace("%1", str(model.max_reply_tokens)),
+                                      model.max_reply_tokens)
+        self.reply_length.setCurrentIndex(self.reply_length.findData(model.max_reply_tokens))
+        form.addRow(self.tr("Reply length:"), self.reply_length)
+        self.temperature = QDoubleSpinBox()
+        self.temperature.setRange(0.0, 2.0)
+        self.temperature.setSingleStep(0.1)
+        self.temperature.setDecimals(2)
+        self.temperature.setValue(model.temperature)
+        self.temperature.setToolTip(self.tr("Lower: steadier, more literal replies. Higher: more varied ones."))
+        form.addRow(self.tr("Temperature:"), self.temperature)
+        self.system_prompt = QPlainTextEdit()
+        self.system_prompt.setObjectName("systemPrompt")
+        self.system_prompt.setReadOnly(True)
+        self.system_prompt.setMinimumHeight(160)
+        try:
+            self.system_prompt.setPlainText(window.session.system_prompt())
+        except CompanionError as exc:
+            self.system_prompt.setPlainText(str(exc))
+        form.addRow(QLabel(self.tr("What the model is told before every reply (read-only; built from your "
+                                   "memory files):")))
+        form.addRow(self.system_prompt)
+        self.soul_button = QPushButton(self.tr("Edit the persona in SOUL.md…"))
+        self.soul_button.clicked.connect(self.open_soul)
+        form.addRow(self.soul_button)
+        return page
+
+    def open_soul(self) -> None:
+        """The persona is the part of the prompt the user shapes: open SOUL.md in the memory pane."""
+        self.window_.memory_pane.show()
+        self.window_.memory_pane.open_file("SOUL.md")
+        self.reject()
 
     def _name(self, file: str) -> str:
         try:
@@ -93,10 +173,15 @@ class SettingsDialog(QDialog):
             window.settings.memory.auto_learn = self.auto_learn.isChecked()
             window.settings.window.keep_in_tray = self.keep_in_tray.isChecked()
             window.settings.window.tray_asked = True
+            window.settings.window.theme = str(self.theme.currentData())
+            window.settings.window.font_size = int(self.font_size.currentData())
+            window.settings.model.max_reply_tokens = int(self.reply_length.currentData())
+            window.settings.model.temperature = round(float(self.temperature.value()), 2)
             save_settings(window.home.settings_file, window.settings)
         except CompanionError as exc:
             QMessageBox.warning(self, self.tr("Preferences not saved"), str(exc))
             return False
+        apply_appearance(window.settings.window)
         window.settings_changed.emit()
         window.show_message(self.tr("Preferences saved."))
         return True

@@ -13,10 +13,12 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
+    QFrame,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -267,6 +269,17 @@ class SleepController(QObject):
         return dialog
 
 
+def _scrolled(label: QLabel, max_height: int) -> QScrollArea:
+    """A long text scrolls inside the dialog, so the dialog fits a small screen."""
+    area = QScrollArea()
+    area.setWidget(label)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setMaximumHeight(max_height)
+    area.setSizeAdjustPolicy(QScrollArea.SizeAdjustPolicy.AdjustToContents)
+    return area
+
+
 class ReportDialog(QDialog):
     """What the last run changed; undo one entry or the whole run (other edits are kept)."""
 
@@ -279,18 +292,21 @@ class ReportDialog(QDialog):
         self.resize(620, 420)
         layout = QVBoxLayout(self)
         self.summary = QLabel(report.summary())
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)  # the report quotes what was learned: text, never markup
         self.summary.setWordWrap(True)
-        layout.addWidget(self.summary)
+        layout.addWidget(_scrolled(self.summary, 160))
         self.list = QListWidget()
         layout.addWidget(self.list, 1)
         self.refused = QLabel()
+        self.refused.setTextFormat(Qt.TextFormat.PlainText)
         self.refused.setWordWrap(True)
         layout.addWidget(self.refused)
         self.cost = QLabel("\n".join(report.notes + report.cost_lines()))  # how the night ran and what it cost
         self.cost.setObjectName("sleepCost")
+        self.cost.setTextFormat(Qt.TextFormat.PlainText)
         self.cost.setWordWrap(True)
         self.cost.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout.addWidget(self.cost)
+        layout.addWidget(_scrolled(self.cost, 140))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         self.undo_button = QPushButton(self.tr("Undo this"))
         self.undo_all_button = QPushButton(self.tr("Undo all"))

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QToolButton
 
-from companion.agent.tools import ToolExecutor, ToolResult, describe_change
+from companion.agent.tools import ToolResult, describe_change
 from companion.errors import CompanionError
 from companion.memory.daylog import DayLog
 from companion.ui.message_widget import MessageWidget
@@ -15,10 +17,18 @@ def _tr(text: str) -> str:
     return QCoreApplication.translate("ToolActions", text)
 
 
+class ToolChanges(Protocol):
+    """What the buttons ask of the chat session."""
+
+    def apply_tool(self, proposal: ToolResult) -> ToolResult: ...
+
+    def undo_tool(self, result: ToolResult) -> str: ...
+
+
 class ToolActions:
     """Keeps one tool message's buttons in step with what happened to its change."""
 
-    def __init__(self, widget: MessageWidget, result: ToolResult, tools: ToolExecutor, daylog: DayLog) -> None:
+    def __init__(self, widget: MessageWidget, result: ToolResult, tools: ToolChanges, daylog: DayLog) -> None:
         self.widget = widget
         self.result = result
         self.tools = tools
@@ -38,7 +48,7 @@ class ToolActions:
             _tr("Undo"), _tr("Put the file back as it was before this change"), self.undo)
 
     def apply(self) -> None:
-        applied = self.tools.apply(self.result)
+        applied = self.tools.apply_tool(self.result)
         if applied.undo is None:
             self.widget.set_note(applied.output.removeprefix("Error: "))
             return
@@ -51,7 +61,7 @@ class ToolActions:
 
     def undo(self) -> None:
         try:
-            note = self.tools.undo(self.result)
+            note = self.tools.undo_tool(self.result)
         except CompanionError as exc:
             self.widget.set_note(str(exc))
             return
@@ -61,7 +71,7 @@ class ToolActions:
         self.widget.set_note(_tr("undone"))
 
 
-def attach(widget: MessageWidget, result: object, tools: ToolExecutor, daylog: DayLog) -> ToolActions | None:
+def attach(widget: MessageWidget, result: object, tools: ToolChanges, daylog: DayLog) -> ToolActions | None:
     """Buttons for a tool message whose call changed, or proposed to change, a memory file."""
     if not isinstance(result, ToolResult) or not (result.proposed or result.undo is not None):
         return None

@@ -30,7 +30,6 @@ class TrayController(QObject):
         self.available = QSystemTrayIcon.isSystemTrayAvailable() if available is None else available
         self.quit_app: Callable[[], None] = QApplication.quit
         self.in_tray = False  # the window is hidden, Companion keeps running
-        self._quitting = False
         self._on_click: Callable[[], None] | None = None
         icon = self.main.windowIcon()
         self.icon = QSystemTrayIcon(icon if not icon.isNull() else QIcon.fromTheme("user-available"), self)
@@ -71,12 +70,13 @@ class TrayController(QObject):
 
     def quit(self) -> None:
         """Really quit: the window closes the normal way (unsaved edits are asked about), then the app."""
-        self._quitting = True
+        self.window.quitting = True
         closed = self.main.close()
-        self._quitting = False
         if closed:
             self.icon.hide()
             self.quit_app()
+        else:
+            self.window.quitting = False
 
     def _activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
         if reason in (QSystemTrayIcon.ActivationReason.Trigger, QSystemTrayIcon.ActivationReason.DoubleClick):
@@ -85,7 +85,8 @@ class TrayController(QObject):
     # -- closing to the tray -------------------------------------------------------
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt name)
-        if watched is self.main and event.type() == QEvent.Type.Close and not self._quitting and self.keep_in_tray():
+        closing = watched is self.main and event.type() == QEvent.Type.Close
+        if closing and not self.window.quitting and self.keep_in_tray():
             event.ignore()
             self.hide_to_tray()
             return True
@@ -116,6 +117,7 @@ class TrayController(QObject):
         return answer == buttons.Yes
 
     def hide_to_tray(self) -> None:
+        self.window.save_state()  # while the window is still on screen: a restart after Quit from the tray finds it as it was
         self.main.hide()
         self.in_tray = True
         QApplication.setQuitOnLastWindowClosed(False)  # a dialog closing while hidden must not quit

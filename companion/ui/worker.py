@@ -34,7 +34,6 @@ class ModelWorker(QObject):
     def __init__(self, session: ChatSession) -> None:
         super().__init__()
         self.session = session
-        self.agent = session.agent
         self.auto_warm = True  # warm the prompt prefix after loading and after each turn
         self.closing = False  # set from the GUI thread at quit: skip queued warm-ups
 
@@ -50,22 +49,22 @@ class ModelWorker(QObject):
             log.exception("model load failed")
             self.load_failed.emit(f"The model could not be loaded ({exc}). Choose another file in Settings.")
             return
-        self.loaded.emit(self.agent.backend)
+        self.loaded.emit(self.session.backend)
         self._warm()
 
     @Slot(object, bool)
     def adopt(self, backend: Backend, owned: bool) -> None:
         """Use an already loaded backend (tests, demos)."""
         self.session.adopt(backend, owned=owned)
-        self.loaded.emit(self.agent.backend)
+        self.loaded.emit(self.session.backend)
 
     @Slot(str)
     def run_turn(self, text: str) -> None:
-        self._stream(lambda: self.agent.run_turn(text))
+        self._stream(lambda: self.session.run_turn(text))
 
     @Slot()
     def regenerate(self) -> None:
-        self._stream(self.agent.regenerate)
+        self._stream(self.session.regenerate)
 
     def _warm(self) -> None:
         if self.auto_warm:

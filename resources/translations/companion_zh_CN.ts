@@ -231,6 +231,46 @@
       <source>import</source>
       <translation>导入</translation>
     </message>
+    <message>
+      <source>you, in the editor</source>
+      <translation>你（在编辑器中）</translation>
+    </message>
+    <message>
+      <source>“remember”</source>
+      <translation>“记住”</translation>
+    </message>
+    <message>
+      <source>“forget”</source>
+      <translation>“忘记”</translation>
+    </message>
+    <message>
+      <source>reminder</source>
+      <translation>提醒</translation>
+    </message>
+    <message>
+      <source>first conversation</source>
+      <translation>初次对话</translation>
+    </message>
+    <message>
+      <source>chat tool (approved)</source>
+      <translation>对话工具（已批准）</translation>
+    </message>
+    <message>
+      <source>another agent</source>
+      <translation>其他智能体</translation>
+    </message>
+    <message>
+      <source>migration</source>
+      <translation>迁移</translation>
+    </message>
+    <message>
+      <source>Now</source>
+      <translation>现在</translation>
+    </message>
+    <message>
+      <source>That version: before the change by %1 (%2)</source>
+      <translation>那个版本：%1 修改之前（%2）</translation>
+    </message>
   </context>
   <context>
     <name>ImportDialog</name>
@@ -535,9 +575,61 @@ You can still read the conversation and edit your memory. Choose another model f
       <source>&amp;Tools</source>
       <translation>工具(&amp;T)</translation>
     </message>
+    <message>
+      <source>Newer match (Shift+Enter)</source>
+      <translation>较新的匹配（Shift+Enter）</translation>
+    </message>
+    <message>
+      <source>Older match (Enter)</source>
+      <translation>较早的匹配（Enter）</translation>
+    </message>
+    <message>
+      <source>Close (Esc)</source>
+      <translation>关闭（Esc）</translation>
+    </message>
+    <message>
+      <source>Editing your last message: sending it replaces the message and its reply.</source>
+      <translation>正在编辑你的上一条消息：发送后会替换这条消息和它的回复。</translation>
+    </message>
+    <message>
+      <source>Message deleted: it is left out of the conversation and of what I learn.</source>
+      <translation>消息已删除：它不再出现在对话中，也不会被我学习。</translation>
+    </message>
+    <message>
+      <source>Skipped a damaged line in the day log %1, line %2 (%3). The rest of the day is shown; the file is left as it is.</source>
+      <translation>已跳过日志 %1 第 %2 行的损坏内容（%3）。这一天的其余内容照常显示，文件保持原样。</translation>
+    </message>
+    <message>
+      <source>Not found</source>
+      <translation>未找到</translation>
+    </message>
+    <message>
+      <source>%1 of %2</source>
+      <translation>第 %1 个，共 %2 个</translation>
+    </message>
   </context>
   <context>
     <name>MemoryEditor</name>
+    <message>
+      <source>Save this text?</source>
+      <translation>保存这段文字？</translation>
+    </message>
+    <message>
+      <source>Companion would not store this itself: %1.</source>
+      <translation>Companion 自己不会保存这段内容：%1。</translation>
+    </message>
+    <message>
+      <source>Everything in %1 goes into every prompt of the model. Save it anyway, or go back and change it?</source>
+      <translation>%1 里的所有内容都会进入模型的每一次提示。仍然保存，还是返回修改？</translation>
+    </message>
+    <message>
+      <source>Save anyway</source>
+      <translation>仍然保存</translation>
+    </message>
+    <message>
+      <source>Not saved: %1.</source>
+      <translation>未保存：%1。</translation>
+    </message>
     <message>
       <location filename="../../companion/ui/memory_editor.py" line="95" />
       <source>Save</source>
@@ -632,6 +724,14 @@ You can still read the conversation and edit your memory. Choose another model f
       <source>The file's frontmatter (YAML): triggers such as the daily greeting, and settings. Edit with care; saving checks it.</source>
       <translation>文件开头的元数据（YAML）：例如每日问候之类的触发器，以及设置。请小心编辑；保存时会检查格式。</translation>
     </message>
+    <message>
+      <source>Reading view</source>
+      <translation>阅读视图</translation>
+    </message>
+    <message>
+      <source>The file rendered, entries and citations as links; off: edit the text</source>
+      <translation>渲染后的文件，条目和出处都是链接；关闭后编辑原文</translation>
+    </message>
   </context>
   <context>
     <name>MemoryPane</name>
@@ -683,6 +783,42 @@ You can still read the conversation and edit your memory. Choose another model f
     <message>
       <source>private: not remembered</source>
       <translation>私密：不会被记住</translation>
+    </message>
+    <message>
+      <source>Recalled 1 memory</source>
+      <translation>回想起 1 条记忆</translation>
+    </message>
+    <message>
+      <source>Edit</source>
+      <translation>编辑</translation>
+    </message>
+    <message>
+      <source>Edit this message and send it again (its reply is replaced)</source>
+      <translation>编辑这条消息并重新发送（它的回复会被替换）</translation>
+    </message>
+    <message>
+      <source>More</source>
+      <translation>更多</translation>
+    </message>
+    <message>
+      <source>Delete message</source>
+      <translation>删除消息</translation>
+    </message>
+    <message>
+      <source>Take this message back: it leaves the conversation and is not learned from</source>
+      <translation>撤回这条消息：它会离开对话，也不会被学习</translation>
+    </message>
+    <message>
+      <source>thinking…</source>
+      <translation>思考中……</translation>
+    </message>
+    <message>
+      <source>Earlier version of this reply</source>
+      <translation>这条回复的上一个版本</translation>
+    </message>
+    <message>
+      <source>Later version of this reply</source>
+      <translation>这条回复的下一个版本</translation>
     </message>
   </context>
   <context>
@@ -1044,6 +1180,94 @@ You can still read the conversation and edit your memory. Choose another model f
       <source>So the nightly sleep and reminders happen while the window is closed</source>
       <translation>这样即使窗口关闭，夜间睡眠和提醒也会照常进行</translation>
     </message>
+    <message>
+      <source>General</source>
+      <translation>常规</translation>
+    </message>
+    <message>
+      <source>Appearance</source>
+      <translation>外观</translation>
+    </message>
+    <message>
+      <source>Replies</source>
+      <translation>回复</translation>
+    </message>
+    <message>
+      <source>Same as the system</source>
+      <translation>跟随系统</translation>
+    </message>
+    <message>
+      <source>Light</source>
+      <translation>浅色</translation>
+    </message>
+    <message>
+      <source>Dark</source>
+      <translation>深色</translation>
+    </message>
+    <message>
+      <source>Colours:</source>
+      <translation>配色：</translation>
+    </message>
+    <message>
+      <source>System size</source>
+      <translation>系统字号</translation>
+    </message>
+    <message>
+      <source>%1 pt</source>
+      <translation>%1 磅</translation>
+    </message>
+    <message>
+      <source>Text size:</source>
+      <translation>字号：</translation>
+    </message>
+    <message>
+      <source>Very short</source>
+      <translation>很短</translation>
+    </message>
+    <message>
+      <source>Short</source>
+      <translation>短</translation>
+    </message>
+    <message>
+      <source>Medium</source>
+      <translation>中等</translation>
+    </message>
+    <message>
+      <source>Long</source>
+      <translation>长</translation>
+    </message>
+    <message>
+      <source>Very long</source>
+      <translation>很长</translation>
+    </message>
+    <message>
+      <source>%1 (up to %2 tokens)</source>
+      <translation>%1（最多 %2 个词元）</translation>
+    </message>
+    <message>
+      <source>Up to %1 tokens</source>
+      <translation>最多 %1 个词元</translation>
+    </message>
+    <message>
+      <source>Reply length:</source>
+      <translation>回复长度：</translation>
+    </message>
+    <message>
+      <source>Lower: steadier, more literal replies. Higher: more varied ones.</source>
+      <translation>越低：回复越稳定、越贴字面。越高：回复越多样。</translation>
+    </message>
+    <message>
+      <source>Temperature:</source>
+      <translation>温度：</translation>
+    </message>
+    <message>
+      <source>What the model is told before every reply (read-only; built from your memory files):</source>
+      <translation>每次回复前告诉模型的内容（只读；由你的记忆文件生成）：</translation>
+    </message>
+    <message>
+      <source>Edit the persona in SOUL.md…</source>
+      <translation>在 SOUL.md 中编辑人设……</translation>
+    </message>
   </context>
   <context>
     <name>SleepController</name>
@@ -1357,6 +1581,274 @@ You can still read the conversation and edit your memory. Choose another model f
     <message>
       <source>Reminders and the nightly sleep keep working. Use the tray icon to open or quit.</source>
       <translation>提醒和夜间睡眠会继续工作。可用托盘图标打开或退出。</translation>
+    </message>
+  </context>
+  <context>
+    <name>ConnectDialog</name>
+    <message>
+      <source>Connect another assistant</source>
+      <translation>连接其他助手</translation>
+    </message>
+    <message>
+      <source>Other assistants (Claude Desktop, Cursor, any MCP client) can ask Companion what it knows about you. They see nothing until you tick what they may see. Private turns are never shared, secrets are always hidden, and what they ask to remember waits for you.</source>
+      <translation>其他助手（Claude Desktop、Cursor 或任何 MCP 客户端）可以向 Companion 询问它对你的了解。在你勾选允许的内容之前，它们什么也看不到。私密对话从不共享，机密信息总是隐藏，它们要求记住的内容会等你确认。</translation>
+    </message>
+    <message>
+      <source>Assistant:</source>
+      <translation>助手：</translation>
+    </message>
+    <message>
+      <source>Save what it may see</source>
+      <translation>保存可见范围</translation>
+    </message>
+    <message>
+      <source>Claude Desktop</source>
+      <translation>Claude Desktop</translation>
+    </message>
+    <message>
+      <source>Other MCP client</source>
+      <translation>其他 MCP 客户端</translation>
+    </message>
+    <message>
+      <source>New HTTP token</source>
+      <translation>新的 HTTP 令牌</translation>
+    </message>
+    <message>
+      <source>Search past conversations, memory files and digests</source>
+      <translation>搜索过去的对话、记忆文件和摘要</translation>
+    </message>
+    <message>
+      <source>Read the profile (USER.md)</source>
+      <translation>读取个人资料（USER.md）</translation>
+    </message>
+    <message>
+      <source>Read the long-term memory (MEMORY.md)</source>
+      <translation>读取长期记忆（MEMORY.md）</translation>
+    </message>
+    <message>
+      <source>Read recent digests</source>
+      <translation>读取最近的摘要</translation>
+    </message>
+    <message>
+      <source>Read what is upcoming</source>
+      <translation>读取即将发生的事</translation>
+    </message>
+    <message>
+      <source>See contact details unmasked</source>
+      <translation>查看未遮盖的联系方式</translation>
+    </message>
+    <message>
+      <source>Propose memories (you approve each one)</source>
+      <translation>提议记忆（每条都由你批准）</translation>
+    </message>
+    <message>
+      <source>Copy</source>
+      <translation>复制</translation>
+    </message>
+    <message>
+      <source>An assistant's name is lowercase letters, digits, '.', '_' or '-'.</source>
+      <translation>助手名称只能包含小写字母、数字、“.”、“_”或“-”。</translation>
+    </message>
+    <message>
+      <source>Add this to claude_desktop_config.json, then restart Claude Desktop:</source>
+      <translation>将以下内容加入 claude_desktop_config.json，然后重启 Claude Desktop：</translation>
+    </message>
+    <message>
+      <source>stdio, or HTTP after running `companion mcp --http`:</source>
+      <translation>stdio，或在运行 `companion mcp --http` 之后使用 HTTP：</translation>
+    </message>
+    <message>
+      <source>Saved what %1 may see.</source>
+      <translation>已保存 %1 的可见范围。</translation>
+    </message>
+  </context>
+  <context>
+    <name>ProposalsDialog</name>
+    <message>
+      <source>%1 asks to remember: %2</source>
+      <translation>%1 请求记住：%2</translation>
+    </message>
+    <message>
+      <source>%1 on the other computer: “%2” instead of “%3”</source>
+      <translation>另一台电脑上的 %1：“%2”，而不是“%3”</translation>
+    </message>
+    <message>
+      <source>(nothing)</source>
+      <translation>（无）</translation>
+    </message>
+    <message>
+      <source>Proposed memories</source>
+      <translation>提议的记忆</translation>
+    </message>
+    <message>
+      <source>Waiting for you:</source>
+      <translation>等待你确认：</translation>
+    </message>
+    <message>
+      <source>Save to memory</source>
+      <translation>保存到记忆</translation>
+    </message>
+    <message>
+      <source>Decline</source>
+      <translation>拒绝</translation>
+    </message>
+    <message>
+      <source>Saved:</source>
+      <translation>已保存：</translation>
+    </message>
+    <message>
+      <source>Undo</source>
+      <translation>撤销</translation>
+    </message>
+  </context>
+  <context>
+    <name>ConnectGlue</name>
+    <message>
+      <source>Connect another assistant…</source>
+      <translation>连接其他助手…</translation>
+    </message>
+    <message>
+      <source>Proposed memories…</source>
+      <translation>提议的记忆…</translation>
+    </message>
+    <message>
+      <source>Proposed memories (%1)…</source>
+      <translation>提议的记忆（%1）…</translation>
+    </message>
+    <message numerus="yes">
+      <source>%n proposed memory(s) wait for you: Memory &gt; Proposed memories.</source>
+      <translation>
+        <numerusform>%n 条提议的记忆等你确认：记忆 &gt; 提议的记忆。</numerusform>
+      </translation>
+    </message>
+  </context>
+  <context>
+    <name>BrokenFileDialog</name>
+    <message>
+      <source>A memory file cannot be read</source>
+      <translation>无法读取记忆文件</translation>
+    </message>
+    <message>
+      <source> (line %1)</source>
+      <translation>（第 %1 行）</translation>
+    </message>
+    <message>
+      <source>The settings at the top of %1 are broken%2. Chat keeps working with the rest of the file meanwhile.</source>
+      <translation>%1 顶部的设置已损坏%2。在此期间，聊天会继续使用文件的其余内容。</translation>
+    </message>
+    <message>
+      <source>Open the file</source>
+      <translation>打开文件</translation>
+    </message>
+    <message>
+      <source>Restore the version of %1</source>
+      <translation>恢复 %1 的版本</translation>
+    </message>
+    <message>
+      <source>Later</source>
+      <translation>稍后</translation>
+    </message>
+    <message>
+      <source>Restore failed</source>
+      <translation>恢复失败</translation>
+    </message>
+  </context>
+  <context>
+    <name>CodeBlock</name>
+    <message>
+      <source>Copy</source>
+      <translation>复制</translation>
+    </message>
+    <message>
+      <source>Copy this code</source>
+      <translation>复制这段代码</translation>
+    </message>
+    <message>
+      <source>code</source>
+      <translation>代码</translation>
+    </message>
+  </context>
+  <context>
+    <name>DiffView</name>
+    <message>
+      <source>… %1 unchanged lines …</source>
+      <translation>…… %1 行未改动 ……</translation>
+    </message>
+    <message>
+      <source>No differences.</source>
+      <translation>没有差别。</translation>
+    </message>
+  </context>
+  <context>
+    <name>Links</name>
+    <message>
+      <source>Open link?</source>
+      <translation>打开链接？</translation>
+    </message>
+    <message>
+      <source>Open this address in your browser?
+
+%1</source>
+      <translation>在浏览器中打开这个地址？
+
+%1</translation>
+    </message>
+    <message>
+      <source>Link not opened</source>
+      <translation>链接未打开</translation>
+    </message>
+    <message>
+      <source>Only web links (http and https) open from the chat. This one was:
+
+%1</source>
+      <translation>聊天中只能打开网页链接（http 和 https）。这个链接是：
+
+%1</translation>
+    </message>
+  </context>
+  <context>
+    <name>MemoryNotices</name>
+    <message>
+      <source>Updated %1: %2</source>
+      <translation>已更新 %1：%2</translation>
+    </message>
+    <message>
+      <source>Learned from the conversation, in %1: %2</source>
+      <translation>从对话中学到，记在 %1：%2</translation>
+    </message>
+    <message>
+      <source>Remembered in %1: %2</source>
+      <translation>已记在 %1：%2</translation>
+    </message>
+    <message>
+      <source>Forgot 1 entry in %1</source>
+      <translation>已忘记 %1 中的 1 条记录</translation>
+    </message>
+    <message>
+      <source>Changed %1</source>
+      <translation>已修改 %1</translation>
+    </message>
+    <message>
+      <source>Undo</source>
+      <translation>撤销</translation>
+    </message>
+    <message>
+      <source>Put the memory back as it was before this change</source>
+      <translation>把记忆恢复到这次修改之前的样子</translation>
+    </message>
+    <message>
+      <source>changed again since: use History to take it back</source>
+      <translation>之后又被修改过：请用“历史”恢复</translation>
+    </message>
+    <message>
+      <source>undone</source>
+      <translation>已撤销</translation>
+    </message>
+    <message numerus="yes">
+      <source>Forgot %n entries in %1</source>
+      <translation>
+        <numerusform>已忘记 %1 中的 %n 条记录</numerusform>
+      </translation>
     </message>
   </context>
 </TS>

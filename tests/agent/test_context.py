@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 from collections import Counter
 from datetime import timedelta
 
@@ -15,6 +12,8 @@ from companion.agent.turn import Agent
 from companion.llm.scripted import ScriptedBackend
 from companion.memory.daylog import DayLog
 from companion.memory.longterm import LongTermStore
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 
 
 @pytest.fixture

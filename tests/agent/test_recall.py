@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 import json
 from datetime import datetime, timedelta, timezone
 
@@ -16,6 +13,8 @@ from companion.agent.turn import Agent
 from companion.llm.base import ToolCall, estimate_tokens
 from companion.llm.scripted import ScriptedBackend
 from companion.memory.daylog import DayLog
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 
 TZ = timezone(timedelta(hours=1))
 

@@ -10,7 +10,7 @@ from typing import Sequence
 import numpy as np
 import pytest
 
-from companion.agent.memory_requests import forget_everywhere
+from companion.curate.requests import forget_everywhere
 from companion.agent.recall import Recall
 from companion.cli import main
 from companion.curate.gate import MemoryWriter

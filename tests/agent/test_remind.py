@@ -37,3 +37,20 @@ def test_a_chinese_reminder_in_a_chinese_home(tmp_path, clock, scripted) -> None
     events = list(agent.run_turn("提醒我明天八点给妈妈打电话"))
     assert [e.text for e in events if e.kind == "memory"] == ["已设提醒：2026-11-30（星期一）08:00，给妈妈打电话。"]
     assert "- 2026-11-30 08:00: 给妈妈打电话 (2026-11-29#1)" in upcoming(agent)
+
+
+def test_remember_with_a_day_and_a_time_becomes_a_reminder_that_fires_at_that_minute(home, clock, scripted) -> None:
+    from datetime import datetime
+
+    from companion.curate.requests import timed_reminders
+
+    agent = Agent(home, scripted, clock=clock)  # Sunday 2026-11-29 14:03
+    list(agent.run_turn("Remember: Dentist on December 10 at 9am"))
+    list(agent.run_turn("I have a call with Sam tomorrow at 9:30."))
+    agent.learn_after_turn()
+    agent.stop_background()
+    body = agent.store.read("MEMORY.md").body
+    assert "- 2026-12-10 09:00: Dentist (2026-11-29#1)" in upcoming(agent)
+    due = {r.text: r.when for r in timed_reminders(body)}
+    assert due["Dentist"] == datetime(2026, 12, 10, 9, 0)
+    assert due.get("Call with Sam") == datetime(2026, 11, 30, 9, 30)

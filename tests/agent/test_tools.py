@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 import pytest
 
 from companion.agent.tools import ToolExecutor
@@ -13,6 +10,8 @@ from companion.llm.base import ToolCall
 from companion.llm.scripted import ScriptedBackend
 from companion.memory.daylog import DayLog
 from companion.memory.longterm import LongTermStore
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 
 PROFILE = "## Profile\n- Name: Ana (2026-11-01#1)\n- Lives in Graz (2026-11-01#2)\n- Has a cat named Tom (2026-11-02#1)\n"
 
@@ -22,7 +21,7 @@ def tools(home) -> ToolExecutor:
     store = LongTermStore(home)
     MemoryWriter(store).replace_all("USER.md", PROFILE, actor=Actor.EDITOR)
     MemoryWriter(store).replace_all("SOUL.md", "## Identity\n- Name: Mo\n", actor=Actor.EDITOR)
-    return ToolExecutor(store)
+    return ToolExecutor(store, Actor.TOOL)
 
 
 def call(tools: ToolExecutor, user_text: str, name: str, **args: str):

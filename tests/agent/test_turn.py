@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 import threading
 
 import pytest
@@ -13,6 +10,8 @@ from companion.agent.turn import Agent
 from companion.llm.base import ToolCall
 from companion.llm.scripted import ScriptedBackend
 from companion.memory.daylog import DayLog
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 
 
 def run(agent: Agent, text: str):

@@ -71,3 +71,14 @@ def test_control_characters_in_replies_are_shown_not_obeyed(home, clock):
     assert not any(ch in printed for ch in "\x1b\x07\x9b")
     assert "^[]52;c;cm0gLXJmIH4=^G^[[2J" in printed
     assert safe("tab\tand\nnewline") == "tab\tand\nnewline"
+
+
+def test_help_lists_the_commands_and_no_command_reaches_the_model(home, clock, scripted) -> None:
+    session = session_on(home, clock, scripted)
+    out = io.StringIO()
+    assert repl(session, io.StringIO("/help\n/nonsense\n/quit\n"), out, interactive=False) == 0
+    text = out.getvalue()
+    for command in ("/help", "/undo", "/private", "/quit"):
+        assert command in text
+    assert "Unknown command /nonsense" in text
+    assert not [r for r in DayLog(home.days).read_day(clock().date()).records if r.role == "user"]

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 import io
 
 import pytest
@@ -16,6 +13,8 @@ from companion.llm.scripted import ScriptedBackend
 from companion.memory.daylog import DayLog
 from companion.memory.longterm import LongTermStore
 from companion.paths import Home
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 
 
 def _everywhere(home: Home, word: str) -> list[str]:

@@ -55,3 +55,27 @@ def test_bad_date_and_busy_lock(logged: Home, capsys: pytest.CaptureFixture[str]
         assert "already running" in capsys.readouterr().err
     finally:
         lock.release()
+
+
+def test_beside_the_running_app_it_refuses_to_load_a_second_model(logged: Home, capsys: pytest.CaptureFixture[str]) -> None:
+    import subprocess
+    import sys
+
+    holder = subprocess.Popen(  # the app, or `companion chat`: it holds the home and its model
+        [sys.executable, "-c", "import sys; from companion.runtime import open_home\n"
+         "with open_home(sys.argv[1]):\n    print('ready', flush=True); sys.stdin.read()", str(logged.root)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        before = (logged.memory / "USER.md").read_text(encoding="utf-8")
+        assert main(["sleep"]) == 1
+        err = capsys.readouterr().err
+        assert f"process {holder.pid}" in err and "owns the model" in err and "--no-model" in err
+        assert (logged.memory / "USER.md").read_text(encoding="utf-8") == before  # nothing done, nothing loaded
+        assert main(["sleep", "--no-model"]) == 0  # rules only need no model: that may run beside the app
+        assert "Allergic to shellfish" in (logged.memory / "USER.md").read_text(encoding="utf-8")
+    finally:
+        holder.communicate("", timeout=30)
+    from companion.runtime import running_instance
+
+    assert running_instance(logged) is None  # the app closed: the night may load its own model again

@@ -15,14 +15,12 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from companion.agent.learn import DaytimeLearner
-from companion.agent.memory_requests import MemoryRequests
-from companion.agent.remind import set_reminder
 from companion.agent.tools import ToolExecutor
 from companion.curate.apply import Context
 from companion.curate.gate import MemoryWriter
 from companion.curate.names import set_name
 from companion.curate.ops import Op
-from companion.curate.requests import reminder_request
+from companion.curate.requests import MemoryRequests, reminder_request
 from companion.errors import RefusedWriteError
 from companion.llm.base import ToolCall
 from companion.memory.history import Actor
@@ -68,13 +66,13 @@ def reminder(store: LongTermStore, said: str, entry: str, request: pytest.Fixtur
     if entry == "Allergic to peanuts":  # a duplicate reminder: the same one twice
         first = _record("remind me tomorrow at 9 to renew the passport")
         asked = reminder_request(first.text, first.timestamp)
-        assert asked is not None and set_reminder(store, asked, first).changed
+        assert asked is not None and MemoryRequests(store).remind(asked, first).changed
         entry = "renew the passport"
     message = _record(f"remind me tomorrow at 9 that {entry}")
     asked = reminder_request(message.text, message.timestamp)
     assert asked is not None
     before = _bodies(store)
-    outcome = set_reminder(store, asked, message)
+    outcome = MemoryRequests(store).remind(asked, message)
     assert not outcome.changed and _bodies(store) == before
     return outcome.note
 

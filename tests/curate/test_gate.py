@@ -10,12 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from companion.agent.memory_requests import MemoryRequests, forget_everywhere
-from companion.agent.remind import set_reminder
 from companion.agent.tools import ToolExecutor
 from companion.curate.gate import MemoryWriter, NeedsApproval, Refused
 from companion.curate.policy import Actor, Code, Proposal, approval_reason, asked_for, check_block, decide
-from companion.curate.requests import reminder_request
+from companion.curate.requests import MemoryRequests, forget_everywhere, reminder_request
 from companion.llm.base import ToolCall
 from companion.memory.daylog import DayLog
 from companion.memory.longterm import LongTermStore
@@ -54,7 +52,7 @@ def test_remember_bootstrap_and_reminders_are_recorded_as_themselves(store: Long
     requests.bootstrap("My name is Anna.", "2026-11-30#2", 1)
     record = Record("2026-11-30#3", "2026-11-30T10:00:00+00:00", "user", "remind me tomorrow at 9 to water the plants")
     request = reminder_request(record.text, record.timestamp)
-    assert request is not None and set_reminder(store, request, record).changed
+    assert request is not None and MemoryRequests(store).remind(request, record).changed
     assert _actors(store, "USER.md")[0] == "bootstrap"
     assert set(_actors(store, "MEMORY.md")) == {"remember", "reminder"}
 
@@ -67,7 +65,7 @@ def test_a_reminder_with_a_phone_number_is_the_users_explicit_request(store: Lon
     record = Record("2026-11-30#1", "2026-11-30T10:00:00+00:00", "user", said)
     request = reminder_request(said, record.timestamp)
     assert request is not None
-    outcome = set_reminder(store, request, record)
+    outcome = MemoryRequests(store).remind(request, record)
     assert outcome.changed, outcome.note
     assert "+44 20 7946 0958" in store.read("MEMORY.md").body
 
@@ -149,7 +147,7 @@ def test_the_requests_themselves_still_count() -> None:
 def test_a_tool_call_after_a_negated_request_waits_for_approval(store: LongTermStore) -> None:
     MemoryWriter(store).append("USER.md", "- Likes tea\n- Plays chess\n- Lives in Graz", "## Profile", actor=Actor.EDITOR)
     before = store.read("USER.md").raw
-    tools = ToolExecutor(store)
+    tools = ToolExecutor(store, Actor.TOOL)
     tools.begin_turn("Do not clear my profile please")
     result = tools.run(ToolCall("context_update", {"file": "USER.md", "action": "replace_all", "content": ""}))
     assert result.proposed and store.read("USER.md").raw == before
@@ -193,3 +191,14 @@ def test_forget_everywhere_erases_the_shown_reminders(home: Home, store: LongTer
     assert erased is not None and home.reminder_state in erased.files
     state = json.loads(home.reminder_state.read_text(encoding="utf-8"))
     assert state["shown"] == ["2026-12-02 10:00 Water the plants"]
+
+
+def test_a_tool_change_past_the_size_cap_moves_the_oldest_entries_to_the_archive(home: Home, store: LongTermStore) -> None:
+    from companion.curate.compact import SOFT_LIMIT, archive_path
+
+    lines = "".join(f"- Old fact number {i:06d} kept for years (2020-01-01#{i + 1})\n" for i in range(SOFT_LIMIT // 55))
+    store._append("MEMORY.md", lines, "## Facts", actor=Actor.EDITOR)  # a big file the user built up
+    MemoryWriter(store).append("MEMORY.md", "- Keeps bees (2026-11-30#1)", "## Facts", actor=Actor.TOOL)
+    body = store.read("MEMORY.md").body
+    assert "Keeps bees" in body and "Old fact number 000000" not in body
+    assert "Old fact number 000000" in archive_path(home.memory, "MEMORY.md").read_text(encoding="utf-8")

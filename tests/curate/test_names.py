@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 import pytest
 
 from companion.curate.names import current_name, set_name
 from companion.errors import RefusedWriteError
 from companion.memory.longterm import LongTermStore
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 
 
 def test_reads_any_bullet_and_the_chinese_label(home) -> None:  # noqa: ANN001

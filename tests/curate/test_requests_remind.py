@@ -6,7 +6,8 @@ from datetime import date, datetime, time, timedelta, timezone
 
 import pytest
 
-from companion.curate.dates import find_time, resolve_moment, zh_number
+from companion.curate.dates import find_time, resolve_moment
+from companion.memory.lang import zh_number
 from companion.curate.requests import ReminderRequest, memory_request, reminder_request
 
 TZ = timezone(timedelta(hours=8))
@@ -76,3 +77,59 @@ def test_a_time_already_past_today_means_tomorrow() -> None:
 @pytest.mark.parametrize("text, value", [("八", 8), ("十", 10), ("十二", 12), ("二十三", 23), ("四十五", 45), ("08", 8), ("十十", None)])
 def test_chinese_numbers(text: str, value: int | None) -> None:
     assert zh_number(text) == value
+
+
+# -- the time is kept, in any common form, and a reminder is never early --------------------------------
+
+from companion.curate.extract import extract  # noqa: E402
+from companion.memory.entries import Entry  # noqa: E402
+from companion.memory.records import Record  # noqa: E402
+from companion.curate.requests import timed_reminders  # noqa: E402
+
+
+def _due_at(entry_text: str) -> datetime | None:
+    """When the reminders reader sees the Upcoming entry `entry_text` due."""
+    found = timed_reminders(f"## Upcoming\n{Entry(entry_text, ('2026-11-30#3',)).line()}\n")
+    return found[0].when if found else None
+
+
+@pytest.mark.parametrize("message, due", [
+    ("remind me at 9am to call Lea", datetime(2026, 12, 1, 9, 0)),
+    ("remind me at 9:30 to call Lea", datetime(2026, 12, 1, 9, 30)),
+    ("remind me at 9 o'clock tomorrow to call Lea", datetime(2026, 12, 1, 9, 0)),
+    ("Remind me: Dentist on December 10 at 9am", datetime(2026, 12, 10, 9, 0)),
+    ("提醒我明天早上九点吃药", datetime(2026, 12, 1, 9, 0)),
+    ("提醒我下午三点半开会", datetime(2026, 11, 30, 15, 30)),
+])
+def test_a_reminder_keeps_its_time_in_every_common_form(message: str, due: datetime) -> None:
+    request = reminder_request(message, MONDAY_2PM)
+    assert request is not None and _due_at(request.entry()) == due
+
+
+@pytest.mark.parametrize("sentence, due", [
+    ("I have the dentist on December 10 at 9am.", datetime(2026, 12, 10, 9, 0)),
+    ("I have a meeting tomorrow at 9:30.", datetime(2026, 12, 1, 9, 30)),
+    ("我12月10日早上九点要看牙医", datetime(2026, 12, 10, 9, 0)),
+    ("我明天下午三点半要开会", datetime(2026, 12, 1, 15, 30)),
+])
+def test_a_plan_said_in_passing_keeps_its_time(sentence: str, due: datetime) -> None:
+    record = Record("2026-11-30#3", MONDAY_2PM.isoformat(), "user", sentence)
+    ops = [op for op in extract([record]) if op.section == "Upcoming"]
+    assert len(ops) == 1 and _due_at(ops[0].text) == due
+    assert Entry(ops[0].text).what and ":" not in Entry(ops[0].text).what  # the time left the words
+
+
+def test_a_plan_without_a_time_stays_a_dated_entry() -> None:
+    record = Record("2026-11-30#3", MONDAY_2PM.isoformat(), "user", "I have a dentist appointment tomorrow.")
+    (op,) = extract([record])
+    assert op.text == "2026-12-01: Dentist appointment" and _due_at(op.text) is None
+
+
+@pytest.mark.parametrize("second", [0, 1, 30, 59])
+def test_in_n_minutes_is_never_early(second: int) -> None:
+    said = MONDAY_2PM.replace(second=second, microsecond=250_000 if second else 0)
+    request = reminder_request("remind me in 1 minute to check the oven", said)
+    assert request is not None and request.at is not None
+    due = datetime.combine(request.day, request.at)
+    asked = said.replace(tzinfo=None) + timedelta(minutes=1)
+    assert asked <= due < asked + timedelta(minutes=1)

@@ -6,7 +6,8 @@ from datetime import date
 
 import pytest
 
-from companion.curate.when import around_day, query_time, spell_out, spoken, zh_number
+from companion.curate.when import around_day, query_time, spell_out, spoken
+from companion.memory.lang import zh_number
 
 WEDNESDAY = date(2024, 5, 15)
 

@@ -74,6 +74,8 @@ class Hub:
     chunk_delay: float = 0.0
     redirect: str | None = None  # answer GETs with a redirect to this base address
     auth: list[str] = field(default_factory=list)  # the Authorization header of every request ("" if none)
+    announce: int | None = None  # the size HEAD announces, whatever GET then sends
+    no_length: bool = False  # GET sends no Content-Length and closes the connection at the end
 
     def add(self, repo: str, filename: str, content: bytes) -> str:
         self.files[f"/{repo}/resolve/main/{filename}"] = content
@@ -107,7 +109,7 @@ def _handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
                 return
             self.send_response(200)
             self._headers_for(content)
-            self.send_header("Content-Length", str(len(content)))
+            self.send_header("Content-Length", str(hub.announce if hub.announce is not None else len(content)))
             self.end_headers()
 
         def do_GET(self) -> None:
@@ -130,7 +132,10 @@ def _handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
             body = content[start:]
             self.send_response(206 if byte_range else 200)
             self._headers_for(content)
-            self.send_header("Content-Length", str(len(body)))
+            if hub.no_length:
+                self.close_connection = True
+            else:
+                self.send_header("Content-Length", str(len(body)))
             if byte_range:
                 self.send_header("Content-Range", f"bytes {start}-{len(content) - 1}/{len(content)}")
             self.end_headers()

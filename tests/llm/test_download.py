@@ -160,3 +160,31 @@ def test_names_that_would_change_the_request_path_are_refused(tmp_path, hub, mod
         with pytest.raises(DownloadError):
             Downloader(tmp_path / "models").download(repo, name)
     assert hub.requests == []
+
+
+@pytest.mark.parametrize("no_length", [False, True])
+def test_finding_a_download_stops_at_the_announced_size(tmp_path, hub, model_bytes, no_length):
+    hub.add(REPO, "big.gguf", model_bytes)  # 1.5 MB sent for a file announced at 1,000 bytes
+    hub.announce, hub.no_length, hub.no_etag = 1000, no_length, True
+    with pytest.raises(DownloadError, match="announced"):
+        Downloader(tmp_path / "models").download(REPO, "big.gguf")
+    left = list((tmp_path / "models").glob("*.gguf*"))
+    assert sum(p.stat().st_size for p in left) <= 1000, left
+
+
+def test_free_space_is_watched_while_a_download_runs(tmp_path, hub, model_bytes, monkeypatch):
+    import companion.llm.download as download
+
+    hub.add(REPO, "m.gguf", model_bytes)
+    monkeypatch.setattr(download, "DISK_CHECK_BYTES", 256 * 1024)
+    usage = namedtuple("usage", "total used free")
+    calls = []
+
+    def shrinking(path):
+        calls.append(path)
+        return usage(10**12, 0, 10**12 if len(calls) == 1 else 1000)  # the disk fills up after the first check
+
+    monkeypatch.setattr(shutil, "disk_usage", shrinking)
+    with pytest.raises(DownloadError, match="disk space"):
+        Downloader(tmp_path / "models").download(REPO, "m.gguf")
+    assert len(calls) >= 2

@@ -83,3 +83,31 @@ def test_random_bytes_after_the_magic_never_crash(tmp_path, tail):
     except NotAGGUFError:
         return
     assert info.data_end <= info.file_size
+
+
+def _nested_arrays(depth: int) -> bytes:
+    key = b"evil.nested"
+    data = b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + struct.pack("<Q", len(key)) + key + struct.pack("<I", 9)
+    data += struct.pack("<IQ", 9, 1) * (depth - 1) + struct.pack("<IQ", 4, 1) + struct.pack("<I", 7)
+    return data
+
+
+def test_finding_a_header_of_thousands_of_nested_arrays_is_a_damaged_file_not_a_crash(tmp_path):
+    path = tmp_path / "nested.gguf"
+    path.write_bytes(_nested_arrays(5000))  # about 60 kB
+    for max_items in (0, 10**9):
+        with pytest.raises(NotAGGUFError, match="damaged.*Download or copy it again"):
+            read_gguf(path, max_array_items=max_items)
+
+
+def test_an_array_of_arrays_still_reads(tmp_path):
+    path = tmp_path / "two.gguf"
+    path.write_bytes(_nested_arrays(2))
+    assert read_gguf(path, max_array_items=10).metadata["evil.nested"] == [[7]]
+
+
+def test_a_header_claiming_millions_of_keys_is_refused_at_once(tmp_path):
+    path = tmp_path / "keys.gguf"
+    path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, 2**40))
+    with pytest.raises(NotAGGUFError):
+        read_gguf(path)

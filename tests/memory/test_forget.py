@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 import json
 
-from companion.agent.memory_requests import MemoryRequests, forget_everywhere, forget_matcher
+from companion.curate.gate import forget_matcher
+from companion.curate.requests import MemoryRequests, forget_everywhere
 from companion.memory.daylog import DayLog, read_file
 from companion.memory.forget import FORGOTTEN, scrub_text
 from companion.memory.longterm import LongTermStore
 from companion.memory.search import SearchIndex, SearchQuery, search
 from companion.paths import Home
 from companion.portability.backup import backup_memory
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 
 
 def test_only_the_matching_sentence_goes() -> None:

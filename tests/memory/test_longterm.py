@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from companion.memory.history import Actor
-
 import threading
 from pathlib import Path
 
@@ -20,6 +18,7 @@ from companion.errors import (
 )
 from companion.memory.longterm import LongTermStore, check_name
 from companion.paths import Home
+from companion.memory.history import Actor
 
 FRONT = "---\n# keep this comment\nschema_version: 1\nzeta: keep\nalpha: [1, 2]\n---\n"
 

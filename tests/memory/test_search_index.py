@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 import os
 from datetime import date, datetime, timedelta, timezone
 
@@ -14,6 +11,8 @@ from companion.memory.daylog import DayLog
 from companion.memory.longterm import LongTermStore
 from companion.memory.search import SearchIndex, SearchQuery, open_index, search
 from companion.memory.search.index import edit_distance
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 
 TZ = timezone(timedelta(hours=1))
 

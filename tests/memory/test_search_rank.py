@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 from datetime import date, datetime, timedelta, timezone
 
 from companion.memory.daylog import DayLog
 from companion.memory.longterm import LongTermStore
 from companion.memory.search import RankSettings, SearchQuery, open_index, search
 from companion.memory.search.rank import is_recency_query
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 
 TZ = timezone.utc
 

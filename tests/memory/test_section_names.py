@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 import pytest
 
 from companion.memory import sections
@@ -20,6 +17,8 @@ from companion.memory.section_names import (
 )
 from companion.memory.setup import ensure_home, template_text
 from companion.paths import Home
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 
 ZH_BODY = "# 记忆\n\n## 事实\n- 养了一只猫 (2026-11-29#1)\n\n## 即将到来\n\n## 时间线\n"
 

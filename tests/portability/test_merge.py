@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from companion.memory.daylog import DayLog, read_file
-from companion.portability.merge import DayLogMerger, entries, merge_body, rewrite_citations
+from companion.memory.entries import blocks as entries
+from companion.portability.merge import DayLogMerger, merge_body, rewrite_citations
 from companion.memory.records import Record
 
 

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 import shutil
 from datetime import datetime
 from pathlib import Path
@@ -16,6 +13,8 @@ from companion.memory.daylog import DayLog
 from companion.memory.longterm import LongTermStore
 from companion.portability.migrate import default_locations, detect, migrate, migrate_path
 from companion.paths import Home
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 
 LEGACY = Path(__file__).parent.parent / "fixtures" / "portability" / "legacy"
 
@@ -194,3 +193,20 @@ def test_chat_messages_dated_in_the_future_are_left_out(home: Home, tmp_path: Pa
     report = migrate_path(home, chat)
     assert [r.text for r in all_records(home)] == ["hello from the past"]
     assert "1 dated in the future left out" in report.lines()[0]
+
+
+def test_deeply_nested_json_is_not_a_source_and_never_a_traceback(home: Home, tmp_path: Path) -> None:
+    folder = tmp_path / "odd"
+    folder.mkdir()
+    (folder / "conversations.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    (folder / "memory.jsonl").write_text('{"a": ' * 50_000 + "1" + "}" * 50_000 + "\n", encoding="utf-8")
+    assert detect(folder) == []
+    with pytest.raises(UnrecognizedSourceError):
+        migrate_path(home, folder)
+
+
+@pytest.mark.parametrize("existing", ["- 名字：小雨", "1. Name: Xiaoyu (2026-11-29#2)"])
+def test_a_name_in_either_label_or_bullet_is_the_companions_name(home: Home, legacy: Path, existing: str) -> None:
+    MemoryWriter(LongTermStore(home)).append("SOUL.md", existing, section="Identity", actor=Actor.EDITOR)
+    report = migrate_path(home, legacy / "config.json")
+    assert "Pip" not in body(home, "SOUL.md") and any("already names" in n for n in report.notes)

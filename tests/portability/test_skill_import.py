@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 import json
 import shutil
 import stat
@@ -17,11 +14,13 @@ from companion.errors import PortabilityError, UnrecognizedSourceError, UnsafeAr
 from companion.portability.backup import backups_dir
 from companion.memory.daylog import DayLog, read_file
 from companion.memory.longterm import LongTermStore
-from companion.portability.merge import entries
+from companion.memory.entries import blocks as entries
 from companion.memory.setup import ensure_home
 from companion.portability.skill_export import ExportOptions, export_memory
 from companion.portability.skill_import import import_memory
 from companion.paths import Home
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "portability"
 SAMPLE = FIXTURES / "sample-memory"

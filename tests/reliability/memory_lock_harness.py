@@ -2,6 +2,7 @@
 an import or a night in another process at that very moment.
 
     python memory_lock_harness.py sleep HOME GATE        # stops when the night starts distilling a day
+    python memory_lock_harness.py sleep-wrote HOME GATE  # stops right after the night's first write
     python memory_lock_harness.py import HOME SRC GATE   # stops after the first step of a merge import
 
 At the gate the process creates GATE.waiting and goes on once GATE.go exists (60 s at most).
@@ -31,16 +32,23 @@ def gate(path: Path) -> None:
 
 def main(argv: list[str]) -> int:
     kind, home = argv[0], Home(Path(argv[1]))
-    if kind == "sleep":
+    if kind in ("sleep", "sleep-wrote"):
         at = Path(argv[2])
         seen: list[str] = []
 
         def progress(message: str) -> None:
-            if message.startswith("Distilling") and not seen:
+            if kind == "sleep" and message.startswith("Distilling") and not seen:
                 seen.append(message)
                 gate(at)
 
-        report = SleepJob(home, None, progress=progress).run()
+        def wrote(name: str, doc: object) -> None:
+            if kind == "sleep-wrote" and not seen:
+                seen.append(name)
+                gate(at)
+
+        job = SleepJob(home, None, progress=progress)
+        job.store.subscribe(wrote)
+        report = job.run()
         print(report.summary(), flush=True)
         return 0
     if kind == "import":

@@ -8,9 +8,6 @@ It prints one JSON object: iterations, violations (with the first few described)
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 import argparse
 import json
 import logging
@@ -25,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from companion.agent.memory_requests import MemoryRequests
+from companion.curate.requests import MemoryRequests
 from companion.agent.tools import ToolExecutor
 from companion.errors import ConflictError
 from companion.llm.base import ToolCall
@@ -34,6 +31,8 @@ from companion.memory.daylog import DayLog, read_file
 from companion.memory.longterm import LongTermStore
 from companion.memory.setup import ensure_home
 from companion.paths import LONG_TERM_FILES, Home
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 
 BIG = 300_000  # some records are this large, so a kill can land inside the write
 
@@ -206,7 +205,7 @@ class LongTermLoop:
 
     def work(self, ack: Callable[[str], None]) -> None:
         requests = MemoryRequests(self.store)
-        tools = ToolExecutor(self.store)
+        tools = ToolExecutor(self.store, Actor.TOOL)
         n = self.next_n  # resume where the last acknowledgement left off: the unacknowledged one may have landed
         while True:
             requests.remember(fact(n), f"2026-11-29#{n + 1}")
@@ -367,7 +366,7 @@ class ImportLoop:
         for i in range(60):
             log.append("user", f"imported message {i:03d}")
             if i % 2 == 0:
-                MemoryWriter(store).append("MEMORY.md", f"- Imported fact {i:03d} (2026-11-29#{i + 1})", "## Facts", actor=Actor.EDITOR)
+                store._append("MEMORY.md", f"- Imported fact {i:03d} (2026-11-29#{i + 1})", "## Facts", actor=Actor.EDITOR)
         self.archive = home.root.parent / "source.zip"
         export_memory(source, self.archive, ExportOptions(as_zip=True, include_logs=True))
         self.completed = False
@@ -433,7 +432,7 @@ def _retrying(write: Callable[[], None], conflicts: list[int]) -> None:
 def _writers(store: LongTermStore, tag: str, count: int, conflicts: list[int]) -> list[Callable[[], None]]:
     """One writer per actor, each with its own way in: editor (CAS on the whole file), chat tool,
     remember (CAS inside), sleep-like section append (CAS), daytime learning."""
-    tools = ToolExecutor(store)
+    tools = ToolExecutor(store, Actor.TOOL)
     requests = MemoryRequests(store)
 
     def editor() -> None:

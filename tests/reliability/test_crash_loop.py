@@ -17,12 +17,13 @@ import pytest
 HARNESS = Path(__file__).with_name("reliability_harness.py")
 SOAK = float(os.environ.get("COMPANION_SOAK_SECONDS", "0"))
 
-pytestmark = pytest.mark.skipif(os.name != "posix", reason="the crash loop forks and sends SIGKILL")
+pytestmark = [pytest.mark.reliability, pytest.mark.skipif(os.name != "posix", reason="the crash loop forks and sends SIGKILL")]
 
 
 def run_harness(*args: str, timeout: float) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(HARNESS.parents[2])}  # the code of this checkout, not the installed one
     done = subprocess.run(
-        [sys.executable, str(HARNESS), *args], capture_output=True, text=True, timeout=timeout, check=False
+        [sys.executable, str(HARNESS), *args], capture_output=True, text=True, timeout=timeout, check=False, env=env
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 import errno
 import os
 from pathlib import Path
@@ -18,6 +15,10 @@ from companion.atomic import TEMP_PREFIX
 from companion.memory.daylog import DayLog
 from companion.memory.longterm import LongTermStore
 from companion.paths import Home
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
+pytestmark = pytest.mark.reliability
 
 REAL_WRITE = os.write
 REAL_REPLACE = os.replace

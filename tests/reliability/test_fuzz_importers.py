@@ -3,9 +3,6 @@ and files end in the project's own errors, never a crash, never a write outside 
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 import json
 import os
 import tempfile
@@ -14,6 +11,7 @@ import zipfile
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,6 +22,10 @@ from companion.portability.migrate import migrate_path
 from companion.memory.setup import ensure_home
 from companion.portability.skill_import import import_memory
 from companion.paths import LONG_TERM_FILES, Home
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
+pytestmark = pytest.mark.reliability
 
 EXAMPLES: Counter[str] = Counter()
 FUZZ = settings(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from companion.memory.history import Actor
-
 import json
 import os
 import tempfile
@@ -24,6 +22,9 @@ from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record, valid_text
 from companion.memory.setup import ensure_home
 from companion.paths import Home
+from companion.memory.history import Actor
+
+pytestmark = pytest.mark.reliability
 
 # Examples tried per target; bench/reliability_report.py reads this counter.
 EXAMPLES: Counter[str] = Counter()
@@ -280,7 +281,7 @@ def test_memory_tools_never_raise_or_escape(name: str, file: str, extra: dict[st
     outside = home.root / "outside.md"
     outside.write_text("keep")
     before = {p: p.read_bytes() for p in home.root.rglob("*") if p.is_file() and home.memory not in p.parents and home.state not in p.parents}
-    result = ToolExecutor(LongTermStore(home)).run(ToolCall(name=name, arguments={"file": file, **extra}))
+    result = ToolExecutor(LongTermStore(home), Actor.TOOL).run(ToolCall(name=name, arguments={"file": file, **extra}))
     assert isinstance(result.output, str)
     after = {p: p.read_bytes() for p in home.root.rglob("*") if p.is_file() and home.memory not in p.parents and home.state not in p.parents}
     assert after == before

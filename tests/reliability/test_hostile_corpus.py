@@ -3,9 +3,6 @@ hijack, no secret kept, no crash."""
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 
 import pytest
 
@@ -15,10 +12,14 @@ from companion.llm.scripted import ScriptedBackend
 from companion.paths import LONG_TERM_FILES, Home
 
 from companion.settings import Settings
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 from hostile_corpus import (
     ESCAPE_CALLS, MESSAGES, PASTED_PAGES, REAL_MODEL_MESSAGES, UNASKED_CALLS, give_persona, run_corpus,
     run_escape_calls, run_unasked_calls,
 )
+
+pytestmark = pytest.mark.reliability
 
 
 def test_hostile_messages_with_a_scripted_model(home: Home, clock) -> None:

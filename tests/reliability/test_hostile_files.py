@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from companion.memory.history import Actor
-
 import pytest
 
 from companion.errors import FrontmatterError
 from companion.memory.daylog import DayLog, read_file
 from companion.memory.longterm import LongTermStore
 from companion.paths import Home
+from companion.memory.history import Actor
+
+pytestmark = pytest.mark.reliability
 
 
 def test_deeply_nested_json_line_is_skipped_not_fatal(home: Home, clock) -> None:

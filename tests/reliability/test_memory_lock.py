@@ -92,6 +92,25 @@ def test_forget_everywhere_while_the_night_distills_is_not_undone(tmp_path: Path
     assert "Plays the cello" in LongTermStore(home).read("USER.md").body  # what was not forgotten is learned
 
 
+def test_a_forget_during_a_night_step_waits_for_it_and_the_report_leaves_it_out(tmp_path: Path) -> None:
+    home = _home(tmp_path, "I live in Lyon.", "I play the cello.")
+    gate = tmp_path / "night"
+    night = _harness(home, "sleep-wrote", str(home.root), str(gate))
+    try:
+        _wait_for(Path(f"{gate}.waiting"), night)  # the night has written what it learned of the day
+        forget = _companion(home, "forget", "Lyon", "--yes")
+        try:
+            forget.wait(timeout=8)  # it waits for the night's step (or, without the lock, runs in the middle)
+        except subprocess.TimeoutExpired:
+            pass
+    finally:
+        Path(f"{gate}.go").touch()
+    _finish(night)
+    _finish(forget)
+    assert _everywhere(home, "lyon") == []  # the night's report, written after the forget, leaves it out
+    assert "Plays the cello" in LongTermStore(home).read("USER.md").body
+
+
 def test_an_import_while_the_night_writes_keeps_what_the_night_learned(tmp_path: Path) -> None:
     home = _home(tmp_path, "I live in Lyon.")
     src = tmp_path / "export"
@@ -113,7 +132,7 @@ def test_an_import_while_the_night_writes_keeps_what_the_night_learned(tmp_path:
     body = LongTermStore(home).read("USER.md").body
     assert "Plays the cello" in body  # what the import brought
     assert "Lives in Lyon" in body  # and what the night learned meanwhile: the cursor says the day is done
-    assert _companion(home, "sleep", "--no-model").wait(TIMEOUT) == 0
+    _finish(_companion(home, "sleep", "--no-model"))  # a second night learns nothing twice
     assert LongTermStore(home).read("USER.md").body.count("Lives in Lyon") == 1
 
 
@@ -127,8 +146,10 @@ def test_forget_waits_for_an_import_and_then_erases_what_it_brought(tmp_path: Pa
     try:
         _wait_for(Path(f"{gate}.waiting"), importer)
         forget = _companion(home, "forget", "Lyon", "--yes")
-        time.sleep(1.0)
-        assert forget.poll() is None  # the import holds the memory: the forget waits for it
+        try:
+            forget.wait(timeout=8)  # it waits for the import (or, without the lock, forgets too early)
+        except subprocess.TimeoutExpired:
+            pass
     finally:
         Path(f"{gate}.go").touch()
     _finish(importer)

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 from pathlib import Path
 
 import pytest
@@ -15,6 +12,10 @@ from companion.llm.hardware import Capabilities
 from companion.memory.longterm import LongTermStore
 from companion.paths import Home
 from companion.settings import ModelSettings
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
+pytestmark = pytest.mark.reliability
 
 
 def _load(path: Path, caps: Capabilities | None = None, n_ctx: int = 2048):  # noqa: ANN202 - a Backend

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 import os
 import socket
 import stat
@@ -21,6 +18,10 @@ from companion.portability.skill_export import export_memory
 from companion.paths import Home
 from companion.runtime import open_home
 from companion.sleep.job import SleepJob
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
+pytestmark = pytest.mark.reliability
 
 
 class NetworkAttempt(AssertionError):

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 import subprocess
 import sys
 import textwrap
@@ -16,8 +13,12 @@ from companion.errors import AlreadyRunningError, ConflictError
 from companion.memory.longterm import LongTermStore
 from companion.paths import Home
 from companion.runtime import open_home
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 
 from test_crash_loop import run_harness
+
+pytestmark = pytest.mark.reliability
 
 
 def test_threads_racing_on_one_file_lose_no_write(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from companion.memory.longterm import LongTermStore
 from companion.memory.setup import ensure_home
 from companion.paths import Home
 
-pytestmark = pytest.mark.model
+pytestmark = [pytest.mark.reliability, pytest.mark.model]
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 150
 

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 import pytest
 
 from companion.agent.turn import Agent
@@ -13,6 +10,10 @@ from companion.memory.daylog import DayLog
 from companion.memory.longterm import MAX_FILE_BYTES, LongTermStore
 from companion.paths import Home
 from companion.settings import Settings
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
+
+pytestmark = pytest.mark.reliability
 
 ENTRY = "- Fact number {i:06d} about the garden and the weather (2026-11-28#{i})\n"
 

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 import json
 import os
 import signal
@@ -17,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from companion.curate.gate import MemoryWriter
 from companion.errors import SleepBusyError
+from companion.memory.history import Actor
 from companion.llm.scripted import ScriptedBackend
 from companion.memory.daylog import DayLog
 from companion.memory.document import parse_document
@@ -265,3 +264,24 @@ def test_a_read_only_file_is_skipped_and_the_rest_of_the_night_runs(home: Home, 
     assert user.read_bytes() == before
     assert any(o.op.file == "USER.md" and o.reason == "USER.md is read-only" for o in report.refused())
     assert "- Be more concise (2024-05-14#3)" in (home.memory / "SOUL.md").read_text(encoding="utf-8")
+
+
+def test_a_reply_that_regenerate_replaced_is_not_distilled(home: Home, writer: Writer) -> None:
+    writer.at(2024, 5, 13)
+    writer.log.append("user", "Which wine goes with fish?")
+    old = writer.log.append("assistant", "The user loves Château Margaux and drinks it daily.")
+    writer.log.append("assistant", "A dry white such as Chablis.", replaces=old.id)
+    writer.at(2024, 5, 14, 3)
+    backend = ScriptedBackend(default='{"ops": []}')
+    SleepJob(home, backend, clock=writer.clock, check_model=False).run()
+    seen = "\n".join(m["content"] for prompt in backend.prompts for m in prompt)
+    assert "Chablis" in seen and "Margaux" not in seen  # what the user kept is read, the replaced reply is not
+
+
+def test_what_the_user_forgot_that_day_is_not_learned_again_at_night(home: Home, writer: Writer) -> None:
+    writer.at(2024, 5, 13).chat("I live in Lyon.", "I play the cello.", "forget Lyon")
+    writer.at(2024, 5, 14, 3)
+    report = SleepJob(home, None, clock=writer.clock).run()
+    body = LongTermStore(home).read("USER.md").body
+    assert "Lyon" not in body and "Plays the cello" in body
+    assert "Lyon" not in json.dumps([o.to_dict() for o in report.outcomes])

@@ -3,15 +3,14 @@ fact, the job merges and supersedes, reports each change, and undo brings the ol
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 from companion.llm.scripted import ScriptedBackend
 from companion.memory import entries as E
 from companion.memory.longterm import LongTermStore
 from companion.paths import Home
 from companion.sleep.job import SleepJob
 from companion.sleep.report import ReportStore, undo_entry
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 from tests.sleep.conftest import Writer
 
 

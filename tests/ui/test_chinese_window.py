@@ -45,3 +45,42 @@ def test_a_chinese_home_and_window(qtbot, chinese, tmp_path) -> None:
         assert "带日期的计划和提醒（“提醒我明天八点……”）会出现在这里。" in editor.editor.hints().values()
     finally:
         window.shutdown()
+
+
+def test_the_new_controls_and_memory_notices_speak_chinese(qtbot, chinese, tmp_path) -> None:
+    from PySide6.QtCore import Qt
+
+    from companion.llm.scripted import ScriptedBackend
+    from companion.ui.message_widget import MessageWidget, recalled_text
+    from companion.ui.settings_dialog import SettingsDialog
+
+    home = Home(tmp_path / "zh")
+    ensure_home(home, ZH.name())
+    window = MainWindow(home, Settings(), autoload=False, extensions=())
+    qtbot.addWidget(window)
+    try:
+        with qtbot.waitSignal(window.backend_changed, check_params_cb=lambda b: b is not None):
+            window.use_backend(ScriptedBackend(["好的。"]))
+        window.composer.edit.setPlainText("记住我喜欢绿茶")
+        qtbot.keyClick(window.composer.edit, Qt.Key.Key_Return)
+        qtbot.waitUntil(lambda: not window.controller.busy)
+        notices = [m.text() for m in window.chat.messages() if getattr(m, "undo_changes", None) is not None]
+        assert notices and notices[-1].startswith("已记在 USER.md")
+        assert recalled_text(1) == "回想起 1 条记忆" and recalled_text(3) == "回想起 3 条记忆"
+        dialog = SettingsDialog(window, window)
+        qtbot.addWidget(dialog)
+        assert [dialog.tabs.tabText(i) for i in range(dialog.tabs.count())] == ["常规", "外观", "回复"]
+        card = MessageWidget("user", "你好", record_id="2026-12-01#1")
+        assert card.copy_button.text() == "复制" and card.delete_action.text() == "删除消息"
+        window.open_find()
+        window.find_edit.setText("不存在的东西")
+        window.find_step()
+        assert window.find_status.text() == "未找到"
+    finally:
+        window.shutdown()
+
+
+def test_plurals_in_english(qapp) -> None:
+    from companion.ui.message_widget import recalled_text
+
+    assert recalled_text(1) == "Recalled 1 memory" and recalled_text(2) == "Recalled 2 memories"

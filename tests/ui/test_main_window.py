@@ -91,28 +91,44 @@ def test_stop_cancels_the_reply_and_keeps_what_was_said(qtbot, make_window, home
     assert window.composer.send_button.text() == "Send"
 
 
-def test_regenerate_marks_the_replaced_reply(qtbot, make_window, home: Home) -> None:
-    window = make_window(ScriptedBackend(["First answer.", "Second answer."]))
+def test_regenerated_replies_are_versions_of_one_card(qtbot, make_window, home: Home) -> None:
+    window = make_window(ScriptedBackend(["First answer.", "Second answer.", "Third answer."]))
     _send(qtbot, window, "Question?")
-    first = window.chat.messages()[-1]
     window.composer.regenerate_button.click()
     wait_idle(qtbot, window)
-    second = window.chat.messages()[-1]
-    assert second is not first and second.text() == "Second answer."
-    assert first.property("replaced") is True and first.note.text() == "replaced"
-    old, new = _said(home)[-2:]
-    assert new.extra["replaces"] == old.id
+    window.regenerate()
+    wait_idle(qtbot, window)
+    replies = [m for m in window.chat.messages() if m.role == "assistant"]
+    card = replies[-1]
+    assert card.text() == "Third answer." and card.version_label.text() == "3/3"
+    assert not any(m.text() in ("First answer.", "Second answer.") for m in replies)  # one card for the three
+    first, second, third = _said(home)[-3:]
+    assert second.extra["replaces"] == first.id and third.extra["replaces"] == second.id
+    card.previous_version.click()
+    card.previous_version.click()
+    assert card.text() == "First answer." and card.version_label.text() == "1/3"
+    assert not card.previous_version.isEnabled()
+    chosen = [r for r in DayLog(home.days).read_day(first.day).records if r.extra.get("chooses")]
+    assert [r.extra["chooses"] for r in chosen] == [second.id, first.id]
+    # the chosen version is what the history (and so learning) sees
+    from companion.agent.prompt import conversational
+
+    kept = [r.text for r in conversational(DayLog(home.days).read_day(first.day).records) if r.role == "assistant"]
+    assert kept[-1] == "First answer." and "Third answer." not in kept
 
 
-def test_reopening_shows_the_replaced_mark_from_the_log(qtbot, make_window) -> None:
+def test_reopening_shows_the_chosen_version_with_the_others_a_click_away(qtbot, make_window) -> None:
     window = make_window(ScriptedBackend(["One.", "Two."]))
     _send(qtbot, window, "Q")
     window.regenerate()
     wait_idle(qtbot, window)
+    window.chat.messages()[-1].show_version(0)
     again = make_window()
-    texts = {m.text(): m for m in again.chat.messages()}
-    assert texts["One."].property("replaced") is True
-    assert texts["Two."].property("replaced") is not True
+    card = again.chat.messages()[-1]
+    assert card.text() == "One." and card.version_label.text() == "1/2"
+    card.next_version.click()
+    assert card.text() == "Two."
+    assert [m.text() for m in again.chat.messages()].count("One.") == 0  # one card, not two
 
 
 @pytest.mark.model
@@ -199,6 +215,7 @@ def test_menu_keeps_standard_order_for_new_menus(window: MainWindow) -> None:
 
 def test_window_geometry_and_pane_state_are_restored(qtbot, make_window) -> None:
     window = make_window()
+    window.show()
     window.resize(700, 500)
     window.memory_pane.hide()
     window.save_state()
@@ -249,6 +266,7 @@ def test_copy_puts_the_message_on_the_clipboard(qtbot, window: MainWindow) -> No
 
 def test_window_state_file_is_json(make_window, home: Home) -> None:
     window = make_window()
+    window.show()
     window.save_state()
     data = json.loads((home.state / "window.json").read_text())
     assert set(data) >= {"geometry", "splitter", "pane"}
@@ -289,7 +307,8 @@ def test_find_reaches_days_not_loaded_yet(qtbot, make_window, home: Home) -> Non
     qtbot.keyClick(window.find_edit, Qt.Key.Key_Return)
     found = [m for m in window.chat.messages() if m.property("found")]
     assert [m.text() for m in found] == ["message of 2025-01-03"]
-    assert not any(m.text() == "message of 2025-01-02" for m in window.chat.messages())  # loaded only as far as needed
+    assert not window.chat.at_latest() and window.chat.loaded_days()[0] <= date(2025, 1, 3)  # jumped to that day
+    assert len(window.chat.messages()) <= 2 * 40  # its neighbourhood, not everything up to it
 
 
 def test_forget_offers_to_erase_everywhere_and_the_screen_follows(qtbot, window: MainWindow, home: Home,

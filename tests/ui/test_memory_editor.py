@@ -2,17 +2,58 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
-from PySide6.QtCore import Qt, QUrl
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import Qt, QTimer, QUrl
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from companion.llm.scripted import ScriptedBackend
 from companion.atomic import atomic_write
 from companion.paths import Home
 from companion.ui.main_window import MainWindow
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 from tests.ui.conftest import wait_idle
+
+
+def _answer_the_dialog(button: str, seen: list[str]) -> None:
+    """When the save warning shows (a real QMessageBox), note its text and press `button`."""
+    def press() -> None:
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            QTimer.singleShot(20, press)
+            return
+        seen.append(box.text())
+        wanted = next(b for b in box.buttons() if b.text().replace("&", "") == button)
+        wanted.click()
+
+    QTimer.singleShot(0, press)
+
+
+def test_a_secret_typed_in_the_editor_is_saved_only_after_the_user_confirms(qtbot, window: MainWindow, home: Home) -> None:
+    _activate(qtbot, window)
+    editor = window.memory_pane.open_file("USER.md")
+    before = (home.memory / "USER.md").read_text(encoding="utf-8")
+    editor.editor.setFocus()
+    editor.editor.moveCursor(editor.editor.textCursor().MoveOperation.End)
+    editor.editor.insertPlainText("\n- Wifi password is bluebird42\n")
+    seen: list[str] = []
+    _answer_the_dialog("Cancel", seen)
+    qtbot.keyClick(editor.editor, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    assert len(seen) == 1 and "secrets are never stored" in seen[0]
+    assert (home.memory / "USER.md").read_text(encoding="utf-8") == before and editor.is_dirty()
+    assert "Not saved" in editor.banner.label.text()
+    _activate(qtbot, window)
+    editor.editor.setFocus()
+    _answer_the_dialog("Save anyway", seen)
+    qtbot.keyClick(editor.editor, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    assert len(seen) == 2 and not editor.is_dirty()
+    assert "bluebird42" in (home.memory / "USER.md").read_text(encoding="utf-8")
+    assert window.store.history.versions("USER.md")[0].actor == "editor"
+
+
+def test_an_ordinary_edit_saves_without_a_question(qtbot, window: MainWindow, home: Home) -> None:
+    editor = window.memory_pane.open_file("MEMORY.md")
+    editor.set_text(editor.text().rstrip("\n") + "\n- Keeps bees\n")
+    assert editor.save() and "Keeps bees" in (home.memory / "MEMORY.md").read_text(encoding="utf-8")
 
 
 def _activate(qtbot, window: MainWindow) -> None:
@@ -251,3 +292,36 @@ def test_a_citation_in_the_preview_is_a_link(qtbot, window: MainWindow) -> None:
 def test_a_citation_of_a_missing_day_says_so(qtbot, window: MainWindow) -> None:
     assert not window.memory_pane.open_citation("2020-01-01#3")
     assert "not here" in window.memory_pane.journal.view.toPlainText()
+
+
+def test_a_file_opens_in_the_reading_view_without_comments_and_each_entry_leads_to_its_line(qtbot, window: MainWindow) -> None:
+    record = window.daylog.append("user", "I moved to Porto")
+    editor = window.memory_pane.open_file("USER.md")
+    assert editor.stack.currentWidget() is editor.preview  # rendered, not raw Markdown
+    editor.set_preview(False)
+    editor.editor.appendPlainText(f"- Lives in Porto <!-- src: {record.id} -->\n<!-- a note to self -->")
+    editor.set_preview(True)
+    shown = editor.preview.toPlainText()
+    assert "<!--" not in shown and "note to self" not in shown and "Lives in Porto" in shown
+    assert f'href="record:{record.id}"' in editor.preview.toHtml()  # the comment citation became a link
+    line = next(n for n, text in enumerate(editor.editor.toPlainText().splitlines(), 1) if "Porto" in text)
+    editor.preview.anchorClicked.emit(QUrl(f"entry:{line}"))
+    assert editor.stack.currentWidget() is editor.editor
+    assert "Porto" in editor.editor.textCursor().block().text()
+
+
+def test_a_click_right_of_an_entry_stays_in_the_editor(qtbot, window: MainWindow) -> None:
+    window.show()
+    qtbot.waitExposed(window)
+    record = window.daylog.append("user", "I moved to Porto")
+    editor = window.memory_pane.open_file("MEMORY.md")
+    editor.set_preview(False)
+    editor.editor.appendPlainText(f"- Lives in Porto ({record.id})")
+    block = editor.editor.document().lastBlock()
+    cursor = editor.editor.textCursor()
+    cursor.setPosition(block.position() + len(block.text()))
+    end = editor.editor.cursorRect(cursor).center()
+    clicked: list[str] = []
+    editor.citation_clicked.connect(clicked.append)
+    qtbot.mouseClick(editor.editor.viewport(), Qt.MouseButton.LeftButton, pos=end + type(end)(120, 0))
+    assert clicked == [] and window.memory_pane.tabs.currentWidget() is editor

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 from datetime import datetime
 
 from companion.ui.reminder_glue import ReminderController
 from companion.ui.tray import TrayController
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 from tests.ui.conftest import wait_idle
 
 # The scheduler runs paused: its jobs keep their times but the test fires them, as the fake clock says.
@@ -59,4 +58,16 @@ def test_a_reminder_set_in_the_chat_is_scheduled_and_clicking_it_quotes_it(qtbot
     assert [r.text for r in shown] == ["Water the plants"]
     tray.icon.messageClicked.emit()  # the user clicks the notification
     assert window.composer.edit.toPlainText().startswith("> 2026-11-29 21:00 Water the plants")
+    controller.shutdown()
+
+
+def test_a_reminder_fires_at_its_minute_not_a_second_before(qtbot, window, clock) -> None:
+    add_upcoming(window, "1. 2026-11-29 15:00: Stretch (2026-11-29#1)")  # a numbered entry is an entry too
+    clock.now = clock.now.replace(hour=14, minute=59, second=59, microsecond=999_000)
+    controller = ReminderController(window, clock=clock, start_delay_ms=60_000, paused=True)
+    assert controller.check() == []  # the scheduler's thread may wake a moment early: nothing shows then
+    assert controller.next_run_time() == datetime(2026, 11, 29, 15, 0)  # and it waits for the minute again
+    clock.advance(milliseconds=1)
+    assert [r.text for r in controller.check()] == ["Stretch"]
+    assert controller.next_run_time() is None
     controller.shutdown()

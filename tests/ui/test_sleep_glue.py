@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from companion.curate.gate import MemoryWriter
-from companion.memory.history import Actor
-
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterator
 
@@ -23,6 +20,8 @@ from companion.sleep.cursor import Cursor
 from companion.sleep.model_check import PROBE_DAY
 from companion.sleep.report import ReportStore
 from companion.ui.sleep_glue import ReportDialog, SleepController
+from companion.curate.gate import MemoryWriter
+from companion.memory.history import Actor
 
 TZ = timezone(timedelta(hours=1))
 

@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from companion.errors import CompanionError, FrontmatterError, SearchError
 from companion.memory.document import split_frontmatter
+from companion.memory.daylog import day_files, newest_day_files
 from companion.memory.records import Record
 from companion.memory.search.items import Item, markdown_items, record_item
 from companion.memory.search.tokenize import index_terms, is_cjk
@@ -182,9 +183,7 @@ class SearchIndex:
     def _refresh(self, db: sqlite3.Connection) -> None:
         with self._lock:
             dirty, self._dirty = self._dirty, set()
-        newest = _newest_day_file(self.home.days)
-        if newest is not None:
-            dirty.add(newest)
+        dirty.update(newest_day_files(self.home.days))  # one file per computer in a synced folder
         with _transaction(db):
             for path in dirty:
                 self._sync_file(db, path)
@@ -234,7 +233,12 @@ class SearchIndex:
             self._forget(db, source)
         end = data.rfind(b"\n") + 1  # a torn last line waits until it is complete
         if end > offset:
-            self._insert(db, _records_in(data[offset:end], source))
+            deleted: list[str] = []
+            self._insert(db, _records_in(data[offset:end], source, deleted))
+            for record_id in deleted:  # a message the user deleted is not recalled again
+                db.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM items WHERE kind='turn' AND locator=?)",
+                           (record_id,))
+                db.execute("DELETE FROM items WHERE kind='turn' AND locator=?", (record_id,))
         consumed = max(end, offset)
         sha = hashlib.sha256(data[: min(consumed, _HEAD_BYTES)]).hexdigest()
         db.execute(
@@ -430,6 +434,23 @@ class SearchIndex:
 
         return self._guarded(action)
 
+    def turns_matching(self, terms: list[str], limit: int) -> list[tuple[str, str]]:
+        """(record id, text) of turns holding every term (a trailing '*': a prefix), newest indexed
+        first, unranked: what find in the conversation needs, without scoring thousands of matches."""
+        terms = [t for t in terms if t]
+        if not terms:
+            return []
+        expression = " AND ".join(
+            '"' + t.rstrip("*").replace('"', '""') + '"' + ("*" if t.endswith("*") else "") for t in terms)
+
+        def action(db: sqlite3.Connection) -> list[tuple[str, str]]:
+            rows = db.execute(
+                "SELECT i.locator, i.text FROM fts JOIN items i ON i.id = fts.rowid "
+                "WHERE fts MATCH ? AND i.kind = 'turn' ORDER BY fts.rowid DESC LIMIT ?", (expression, limit))
+            return [(str(locator), str(text)) for locator, text in rows]
+
+        return self._guarded(action)
+
     def turns(self, record_ids: Iterable[str]) -> list[Item]:
         """The indexed turns with these record ids (those not indexed are left out)."""
         wanted = list(dict.fromkeys(record_ids))
@@ -565,7 +586,8 @@ def edit_distance(a: str, b: str, cap: int) -> int:
     return previous[-1]
 
 
-def _records_in(chunk: bytes, source: str) -> Iterator[Item]:
+def _records_in(chunk: bytes, source: str, deleted: list[str] | None = None) -> Iterator[Item]:
+    """The items of a run of day-log lines; the ids that `deletes` events take back go to `deleted`."""
     for line in chunk.split(b"\n"):
         if not line.strip():
             continue
@@ -573,6 +595,8 @@ def _records_in(chunk: bytes, source: str) -> Iterator[Item]:
             record = Record.from_dict(json.loads(line.decode("utf-8")))
         except (ValueError, RecursionError):  # RecursionError: deeply nested JSON
             continue  # the day-log reader reports bad lines; the index just skips them
+        if deleted is not None and record.role == "event" and record.extra.get("deletes"):
+            deleted.append(str(record.extra["deletes"]))
         item = record_item(record, source)
         if item is not None:
             yield item
@@ -582,22 +606,10 @@ def _memory_files(memory: Path) -> Iterator[Path]:
     for name in LONG_TERM_FILES:
         if (memory / name).is_file():
             yield memory / name
-    for folder, pattern in ((memory / "days", "*/*.jsonl"), (memory / "digests", "*/*.md")):
-        if folder.is_dir():
-            yield from sorted(folder.glob(pattern))
+    yield from day_files(memory / "days")  # conflict copies are merged back, never indexed twice
+    if (memory / "digests").is_dir():
+        yield from sorted((memory / "digests").glob("*/*.md"))
 
-
-def _newest_day_file(days: Path) -> Path | None:
-    """The newest day log (names sort by date; checked before every search, so by name, not by Path)."""
-    try:
-        months = sorted((e.name for e in os.scandir(days) if e.is_dir()), reverse=True)
-    except FileNotFoundError:
-        return None
-    for month in months:
-        files = sorted((e.name for e in os.scandir(days / month) if e.name.endswith(".jsonl") and e.name[0] != "."), reverse=True)
-        if files:
-            return days / month / files[0]
-    return None
 
 
 def open_index(home: Home) -> SearchIndex:

@@ -14,7 +14,6 @@ from companion.memory.sections import headings
 KINDS = ("turn", "entry", "digest")
 INDEXED_ROLES = ("user", "assistant")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
-_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
 _WEEK = re.compile(r"^(\d{4})-W(\d{2})$")
 
 
@@ -90,12 +89,12 @@ def markdown_items(body: str, source: str, kind: str, first_line: int = 1) -> li
         chunk.clear()
         if not text or E.is_superseded(text.splitlines()[0]):
             return
-        cites = E.ID.findall(text)
-        dated = _DATE.search(text)
-        day = file_day or (cites[0].split("#")[0] if cites else (dated.group(1) if dated else None))
+        cites = E.cited_ids(text)
+        dated = E.mentioned_days(text)
+        day = file_day or (cites[0].split("#")[0] if cites else (dated[0] if dated else None))
         items.append(
             Item(kind=kind, source=source, locator=str(start + first_line), day=day if kind == "digest" else day,
-                 text=E.BULLET.sub("", text, count=1), context=section, cites=cites)
+                 text=E.without_bullet(text), context=section, cites=cites)
         )
 
     for index, line in enumerate(lines):

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
-import unicodedata
+
+from companion.memory.lang import CJK, fold
 
 # CJK ideographs, kana and hangul: written without spaces, so they are cut into overlapping pairs.
-_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_CJK = CJK
 _TOKEN = re.compile(rf"[{_CJK}]+|[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 _IS_CJK = re.compile(rf"[{_CJK}]")
 
@@ -45,7 +46,7 @@ def _word(token: str) -> str:
 
 
 def _normalize(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).casefold().replace("’", "'")
+    return fold(text).replace("’", "'")
 
 
 def _cjk_terms(run: str, unigrams: bool) -> list[str]:

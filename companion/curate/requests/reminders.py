@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from dataclasses import dataclass
-from datetime import date, datetime, time
+from datetime import datetime
 from pathlib import Path
 
 from companion.atomic import atomic_write
@@ -16,7 +15,6 @@ from companion.memory import sections
 log = logging.getLogger(__name__)
 
 STATE_VERSION = 1
-_TIMED = re.compile(r"^\s*[-*+]\s+(?P<day>\d{4}-\d{2}-\d{2})[ T](?P<h>\d{1,2}):(?P<m>\d{2})\s*[:：]?\s*(?P<what>.*)$")
 
 
 @dataclass(frozen=True)
@@ -39,15 +37,10 @@ def timed_reminders(memory_body: str) -> list[Reminder]:
         return []
     found: list[Reminder] = []
     for line in memory_body.splitlines()[span[1] : span[2]]:
-        match = _TIMED.match(line)
-        if match is None or E.is_superseded(line):
+        entry = E.Entry.parse(line)
+        if entry is None or entry.superseded or entry.day is None or entry.at is None:
             continue
-        try:
-            when = datetime.combine(date.fromisoformat(match.group("day")), time(int(match.group("h")), int(match.group("m"))))
-        except ValueError:
-            continue
-        text = E.entry_text("- " + match.group("what")).strip()
-        found.append(Reminder(when, text))
+        found.append(Reminder(datetime.combine(entry.day, entry.at), entry.what))
     return sorted(found, key=lambda r: r.when)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from companion.sleep.reminders import ReminderState, due, next_time, timed_reminders
+from companion.curate.requests import ReminderState, due, next_time, timed_reminders
 
 TZ = timezone(timedelta(hours=1))
 BODY = """# Memory

@@ -1,4 +1,5 @@
-"""Apply explicit "remember"/"forget" requests and first-conversation answers to the long-term files."""
+"""Carry out what the user asked by rule: "remember", "forget", "remind me" and first-conversation answers,
+all through the one writer."""
 
 from __future__ import annotations
 
@@ -13,11 +14,12 @@ from companion.curate.ops import Outcome as CurateOutcome
 from companion.curate.policy import Actor, Proposal, decide
 from companion.memory import maintenance
 from companion.memory import entries as E
-from companion.curate.requests import MemoryRequest, bootstrap_answers
+from companion.curate.requests.parse import MemoryRequest, ReminderRequest, Request, bootstrap_answers, dated_request
 from companion.memory.daylog import DayLog
 from companion.memory.forget import Erased, erase_everywhere
 from companion.memory.longterm import LongTermStore
 from companion.memory.records import Record
+from companion.memory.lang import HAN_CHAR, ZH_WEEKDAYS
 from companion.memory.search import SearchIndex
 
 MIN_FACT, MAX_FACT = 5, 500
@@ -32,6 +34,14 @@ DEFAULT_IDENTITY = (
 class Outcome:
     note: str  # told to the model so the reply can confirm, and shown to the user
     changed: bool
+
+
+def describe_when(request: ReminderRequest, chinese: bool) -> str:
+    """'Tuesday 2026-12-01 at 08:00' / '2026-12-01（星期二）08:00'."""
+    if chinese:
+        return f"{request.day.isoformat()}（星期{ZH_WEEKDAYS[request.day.weekday()]}）" + (
+            f"{request.at:%H:%M}" if request.at else "")
+    return f"{request.day:%A} {request.day.isoformat()}" + (f" at {request.at:%H:%M}" if request.at else "")
 
 
 def _told(outcomes: list[CurateOutcome]) -> Outcome:
@@ -65,10 +75,28 @@ class MemoryRequests:
         self.store = store
         self.writer = MemoryWriter(store)
 
-    def apply(self, request: MemoryRequest, source: str | Record) -> Outcome:
+    def apply(self, request: Request, source: str | Record) -> Outcome:
+        """Carry out a request a message made (as `parse_request` read it); `source` is its record (or id)."""
+        if isinstance(request, ReminderRequest):
+            return self.remind(request, _source(source, request.text))
         if request.kind == "remember":
             return self.remember(request.text, source, said=request.said)
         return self.forget(request.text)
+
+    def remind(self, request: ReminderRequest, record: Record) -> Outcome:
+        """Write the reminder to Upcoming (cited to `record`); the note tells the user and the model when it is due."""
+        op = Op("add", "MEMORY.md", "Upcoming", request.entry(), [record.id], origin="rule")
+        ctx = Context({record.id: record}, record.day, actor=Actor.REMINDER)
+        outcome = self.writer.apply_ops("MEMORY.md", [op], ctx)[0]
+        chinese = HAN_CHAR.search(record.text) is not None
+        when = describe_when(request, chinese)
+        if outcome.status != "added":
+            if chinese:
+                return Outcome(f"提醒没有保存：{outcome.reason}。", False)
+            return Outcome(f"Reminder not saved: {outcome.reason}.", False)
+        if chinese:
+            return Outcome(f"已设提醒：{when}，{request.text}。", True)
+        return Outcome(f"Reminder set for {when}: {request.text}.", True)
 
     def remember(self, fact: str, source: str | Record, said: str = "") -> Outcome:
         """Store what the user asked to keep: as the entry the rules read from their words (a profile fact
@@ -77,7 +105,9 @@ class MemoryRequests:
             return Outcome(f"Not saved: a memory entry must be {MIN_FACT}-{MAX_FACT} characters.", False)
         record = _source(source, said or fact)
         words = Record(record.id, record.ts, "user", said or fact)
-        ops = [op for op in extract([words]) if op.file != "SOUL.md"] or [Op("add", "MEMORY.md", "Facts", fact, [record.id])]
+        dated = dated_request(fact, record.timestamp)
+        planned = [Op("add", "MEMORY.md", "Upcoming", dated.entry(), [record.id])] if dated is not None else []
+        ops = [op for op in extract([words]) if op.file != "SOUL.md"] or planned or [Op("add", "MEMORY.md", "Facts", fact, [record.id])]
         ctx = Context({record.id: words}, record.day, actor=Actor.REMEMBER)
         outcomes: list[CurateOutcome] = []
         for file in dict.fromkeys(op.file for op in ops):
@@ -113,9 +143,9 @@ class MemoryRequests:
         return notes
 
     def _write_persona(self, name: str | None, styles: tuple[str, ...], source_id: str, said: str) -> str:
-        cite = f" ({source_id})"
-        identity = f"- {E.name_entry(name)}{cite}\n{DEFAULT_IDENTITY}" if name else f"- {E.name_entry('Companion')}\n{DEFAULT_IDENTITY}"
-        style = "\n".join(f"- {s}{cite}" for s in styles) or "- Friendly, clear and concise."
+        named = E.format_entry(E.name_entry(name), [source_id]) if name else E.format_entry(E.name_entry("Companion"))
+        identity = f"{named}\n{DEFAULT_IDENTITY}"
+        style = "\n".join(E.format_entry(s, [source_id]) for s in styles) or E.format_entry("Friendly, clear and concise.")
         try:
             self.writer.set_persona(identity, style, actor=Actor.BOOTSTRAP, grounds=said)
         except Refused as exc:

@@ -1,4 +1,4 @@
-"""Requests honoured by rule, without the model: "remember ...", "forget ...", "remind me ...", bootstrap answers."""
+"""Read requests honoured by rule, without the model: "remember ...", "forget ...", "remind me ...", bootstrap answers."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, time
 
-from companion.curate.dates import resolve_moment
+from companion.curate.dates import find_dates, resolve_moment
+from companion.memory.entries import Entry
+from companion.memory.lang import HAN
 
 _TRAIL = " \t.!。！?？"
 
@@ -20,11 +22,11 @@ _FORGET = [
 ]
 _USER_NAME = [
     re.compile(r"\b(?:my name is|my name's|i am called|i'm called|call me)\s+(?P<name>[^\W\d_][\w'-]{0,30})", re.I),
-    re.compile(r"(?:我叫|我的名字是|叫我)\s*(?P<name>[\u4e00-\u9fffA-Za-z]{1,12})"),
+    re.compile(r"(?:我叫|我的名字是|叫我)\s*(?P<name>[" + HAN + r"A-Za-z]{1,12})"),
 ]
 _COMPANION_NAME = [
     re.compile(r"\b(?:call yourself|your name (?:is|should be|will be)|i'?ll call you|i will call you|name you)\s+(?P<name>[^\W\d_][\w'-]{0,30})", re.I),
-    re.compile(r"(?:你就叫|就叫你|你叫|你的名字是|你的名字叫)\s*(?P<name>[\u4e00-\u9fffA-Za-z]{1,12})"),
+    re.compile(r"(?:你就叫|就叫你|你叫|你的名字是|你的名字叫)\s*(?P<name>[" + HAN + r"A-Za-z]{1,12})"),
 ]
 _STYLES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(concise|brief|short|to the point|succinct)\b|简洁|简短|简单点", re.I), "Keep replies short and to the point."),
@@ -53,6 +55,11 @@ class MemoryRequest:
     kind: str  # "remember" | "forget"
     text: str  # in the third person ("The user's sister is Lea"), or what to forget
     said: str = ""  # the fact in the user's own words ("my sister is Lea")
+
+    @property
+    def forgets(self) -> str | None:
+        """What a "forget" names (the window offers to erase it everywhere); None for "remember"."""
+        return self.text if self.kind == "forget" else None
 
 
 def _clean(text: str) -> str:
@@ -150,10 +157,13 @@ class ReminderRequest:
     at: time | None
     text: str
 
+    @property
+    def forgets(self) -> str | None:
+        return None  # a reminder erases nothing
+
     def entry(self) -> str:
         """The Upcoming entry's text: '2026-12-01 08:00: Call my mother' (no time: '2026-12-01: ...')."""
-        stamp = self.day.isoformat() + (f" {self.at:%H:%M}" if self.at else "")
-        return f"{stamp}: {self.text[:1].upper()}{self.text[1:]}"
+        return Entry.timed(self.day, self.at, self.text).text
 
 
 def _without(text: str, spans: list[tuple[int, int]]) -> str:
@@ -172,17 +182,36 @@ def reminder_request(message: str, now: datetime) -> ReminderRequest | None:
     """'Remind me ...' / '提醒我……' naming a day or a time, resolved against the message's own time."""
     for pattern in _REMIND:
         match = pattern.match(message)
-        if match is None:
-            continue
-        rest = match.group("rest").strip()
-        moment = resolve_moment(rest, now)
-        if moment is None:
-            return None
-        day, at, spans = moment
-        what = _without(rest, spans)
-        what = _REMIND_JOIN.sub("", _REMIND_LEAD.sub("", what.strip(" ,，:：")))
-        what = _REMIND_LEAD.sub("", _clean(what)).strip(" ,，:：")
-        if len(what) < 2:
-            return None
-        return ReminderRequest(day, time(at.hour, at.minute) if at else None, what)
+        if match is not None:
+            return _when_and_what(match.group("rest").strip(), now)
     return None
+
+
+def dated_request(fact: str, now: datetime) -> ReminderRequest | None:
+    """A fact to remember that names a day and a time ("Dentist on December 10 at 9am"): a timed entry, so it
+    reminds at 9:00. A time alone ("parked at level 3") or a day alone does not make a fact a reminder."""
+    if not find_dates(fact, now.date()):
+        return None
+    found = _when_and_what(fact.strip(), now)
+    return found if found is not None and found.at is not None else None
+
+
+def _when_and_what(rest: str, now: datetime) -> ReminderRequest | None:
+    moment = resolve_moment(rest, now)
+    if moment is None:
+        return None
+    day, at, spans = moment
+    what = _without(rest, spans)
+    what = _REMIND_JOIN.sub("", _REMIND_LEAD.sub("", what.strip(" ,，:：")))
+    what = _REMIND_LEAD.sub("", _clean(what)).strip(" ,，:：")
+    if len(what) < 2:
+        return None
+    return ReminderRequest(day, time(at.hour, at.minute) if at else None, what)
+
+
+Request = MemoryRequest | ReminderRequest
+
+
+def parse_request(message: str, now: datetime) -> Request | None:
+    """What a message asks by rule: remember or forget something, or a reminder; None for anything else."""
+    return memory_request(message) or reminder_request(message, now)
