@@ -337,12 +337,11 @@ def evaluate_grid(
         ensure_home(home, "en")
         clock = _Clock()
         ids = ingest(home, dataset, clock)
-        store = LongTermStore(home)
-        for role, name in dataset.names.items():
-            set_name(MemoryWriter(store), *NAME_FILES[role], name)
         settings = Settings()
         session = ChatSession(home, settings, clock=clock, embedder=embedder)
         agent = session.agent
+        for role, name in dataset.names.items():
+            set_name(MemoryWriter(agent.store), *NAME_FILES[role], name)
         try:
             agent.recall.ready.wait()
             agent.recall.index.sync()
