@@ -24,6 +24,21 @@ def _keep_umask() -> Iterator[None]:
     os.umask(mask)
 
 
+@pytest.fixture(autouse=True)
+def _words_only_recall(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Recall ranks by words alone unless a test hands it an embedder (the `embedder` fixture): a
+    background embedder finishing at its own pace would make rankings depend on timing."""
+    monkeypatch.setenv("COMPANION_EMBEDDER", "off")
+
+
+@pytest.fixture(scope="session")
+def embedder() -> object:
+    """The built-in multilingual embedder, loaded once for the whole run."""
+    from companion.llm.embed import BuiltinEmbedder
+
+    return BuiltinEmbedder()
+
+
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Home:
     """A fresh home folder with the memory folder seeded from the templates."""

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
+import sys
 import threading
+import time
 import weakref
 from dataclasses import dataclass, field
 from datetime import date
@@ -15,9 +18,13 @@ from companion.agent.context import TurnContext
 from companion.curate.names import name_in
 from companion.curate.when import around_day, query_time, spell_out, spoken
 from companion.errors import CompanionError, ToolError
+from companion.llm.catalog import EMBEDDERS
+from companion.llm.embed import BuiltinEmbedder, Embedder, load_embedder
 from companion.memory.longterm import LongTermStore
 from companion.memory.search import Hit, RankSettings, SearchIndex, SearchQuery, search
+from companion.memory.search.semantic import SemanticChannel
 from companion.memory.search.tokenize import index_terms, query_terms
+from companion.memory.search.vectors import VectorStore, store_path
 from companion.paths import Home
 
 log = logging.getLogger(__name__)
@@ -29,6 +36,11 @@ SHORT_LINE_TOKENS = 20  # a short remembered turn, as a line
 LINE_PREFIX_TOKENS = 12  # about what "- [13 September 2023, user] " costs
 STARTUP_WAIT_S = 5.0
 MIN_RELEVANCE = 0.05  # of the best match: weaker matches are noise, not memories
+EMBED_BATCH = 16  # texts embedded at a time in the background
+EMBED_DUTY = 0.5  # the background embedder works at most this share of the time
+SWITCH_SHARE = 0.98  # a new embedder takes over once it has embedded this share of the memory
+PRUNE_EVERY_S = 600.0
+AUTO = object()  # Recall's default embedder: the strongest one present, loaded in the background
 _TRIVIAL = re.compile(
     r"^(ok(ay)?|k|kk|thanks?( you)?( so much)?|thx|ty|cool|nice|great|good|yes|yeah|yep|no|nope|sure|fine|hi|"
     r"hello|hey|bye|good ?night|good ?morning|lol|haha+|hm+|wow|好的?|嗯+|哦+|谢谢(你)?|哈+|好吧|是的?|对|不|再见|晚安|早安?)"
@@ -208,34 +220,196 @@ def names_in(bodies: dict[str, str]) -> dict[str, str]:
 
 
 class Recall:
-    """Keeps the index in step with the memory folder and recalls for every turn.
+    """Keeps the index and its vectors in step with the memory folder and recalls for every turn.
 
     It reads nothing a turn already read: what the prompt shows (history ids, long-term text),
-    the budget and the date come in with the turn's context."""
+    the budget and the date come in with the turn's context. The meaning channel is a bonus:
+    until an embedder is loaded, or where none can run, recall ranks by words alone."""
 
     def __init__(
-        self, home: Home, store: LongTermStore, index: SearchIndex | None = None, settings: RankSettings | None = None
+        self,
+        home: Home,
+        store: LongTermStore,
+        index: SearchIndex | None = None,
+        settings: RankSettings | None = None,
+        *,
+        embedder: Embedder | None | object = AUTO,
+        busy: Callable[[], bool] = lambda: False,
     ) -> None:
+        self.home = home
         self.store = store
         self.index = index or SearchIndex(home)
         self.settings = settings or RankSettings()
         self.k = 40  # candidates; the budget decides how many are shown
         self.ready = threading.Event()
+        self.embedded = threading.Event()  # set whenever the vectors have caught up with the index
+        self.busy = busy  # a turn is running: the background embedder waits
+        self.semantic: SemanticChannel | None = None
+        self.semantic_problem = "" if embedder is not None else "semantic recall is off"
+        self._next: SemanticChannel | None = None  # a new embedder filling its store before it takes over
+        self._embedder_arg = embedder
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._quiet_until = 0.0
         store.subscribe(self._on_memory_change)
-        weakref.finalize(self, self.index.close)  # agents have no close(): free the connection with them
-        threading.Thread(target=self._startup, name="search-index", daemon=True).start()
+        weakref.finalize(self, self._finish, self._stop, self._wake, self.index)
+        self._thread = threading.Thread(target=self._startup, name="search-index", daemon=True)
+        self._thread.start()
+
+    @staticmethod
+    def _finish(stop: threading.Event, wake: threading.Event, index: SearchIndex) -> None:
+        stop.set()
+        wake.set()
+        index.close()
 
     def _startup(self) -> None:
-        """Catch up with what changed while the app was closed (including edits made outside it)."""
+        """Catch up with what changed while the app was closed (including edits made outside it), then
+        load the embedder and embed in the background, at low priority, as records arrive."""
         try:
             self.index.sync()
         except Exception:  # recall is a bonus: a broken index must never stop the app
             log.exception("Search index start-up scan failed")
         finally:
             self.ready.set()
+        if self._embedder_arg is None or self._stop.is_set():
+            self.embedded.set()
+            return
+        _lower_thread_priority()
+        if self._embedder_arg is AUTO:
+            choice = load_embedder(self.home.models)
+            embedder, self.semantic_problem = choice.embedder, choice.problem
+        else:
+            embedder = self._embedder_arg  # type: ignore[assignment]
+        if embedder is None:
+            log.info("Recall by meaning is off: %s", self.semantic_problem)
+            self.embedded.set()
+            return
+        try:
+            self._take(embedder)
+        except CompanionError as exc:
+            self.semantic_problem = str(exc)
+            self.embedded.set()
+            return
+        self._embed_loop()
+
+    def _take(self, embedder: Embedder) -> None:
+        """Use `embedder`; a new one whose store is still filling waits behind the built-in one's vectors."""
+        channel = self._channel(embedder)
+        builtin = store_path(self.home.state, BuiltinEmbedder.id)
+        if embedder.id != BuiltinEmbedder.id and builtin.exists() and channel.progress().share < SWITCH_SHARE:
+            try:
+                self.semantic = self._channel(BuiltinEmbedder())
+                self._next = channel
+                return
+            except CompanionError:
+                pass
+        self.semantic = channel
+
+    def _channel(self, embedder: Embedder) -> SemanticChannel:
+        store = VectorStore(store_path(self.home.state, embedder.id), embedder.id, embedder.dim)
+        return SemanticChannel(self.index, store, embedder.passages, embedder.query, embedder.label, embedder.floor)
+
+    def _embed_loop(self) -> None:
+        last_prune = 0.0
+        while not self._stop.is_set():
+            try:
+                if time.monotonic() - last_prune > PRUNE_EVERY_S:
+                    for channel in (self.semantic, self._next):
+                        if channel is not None:
+                            channel.prune()
+                    last_prune = time.monotonic()
+                    self._look_for_stronger()
+                worked = self._embed_some()
+            except Exception:  # a failed batch is retried later; recall goes on by words meanwhile
+                log.exception("Background embedding failed")
+                worked = 0.0
+                self._wake.wait(30.0)
+            if worked is None:  # a turn is running: look again shortly
+                self._stop.wait(0.5)
+                continue
+            if worked:
+                time.sleep(worked * (1 - EMBED_DUTY) / EMBED_DUTY)  # leave the cores to the chat
+                continue
+            self.embedded.set()
+            self._wake.wait(60.0)
+            self._wake.clear()
+
+    def _embed_some(self) -> float | None:
+        """Embed one batch of what has no vector yet (the new embedder's first); seconds spent (0: nothing left,
+        None: paused for a turn)."""
+        if self._paused():
+            return None
+        self.index.refresh()
+        channel = self._next or self.semantic
+        if channel is None:
+            return 0.0
+        started = time.monotonic()
+        done = channel.catch_up(batch=EMBED_BATCH, limit=EMBED_BATCH, pause=self._paused)
+        if not done and self._paused():
+            return None
+        if self._next is not None and not done:  # the new embedder has read everything
+            self._switch()
+        if not done:
+            return 0.0
+        self.embedded.clear()
+        return max(time.monotonic() - started, 0.001)
+
+    def _paused(self) -> bool:
+        return self._stop.is_set() or self.busy() or time.monotonic() < self._quiet_until
+
+    def _switch(self) -> None:
+        """The new embedder's vectors are there: recall uses them, the old store is deleted."""
+        old, self.semantic, self._next = self.semantic, self._next, None
+        if old is not None and self.semantic is not None and old.store.path != self.semantic.store.path:
+            old.store.delete_file()
+        log.info("Recall by meaning now uses %s", self.semantic.label if self.semantic else "nothing")
+
+    def _look_for_stronger(self) -> None:
+        """A stronger embedder downloaded while the app runs is taken up without a restart."""
+        if self._embedder_arg is not AUTO or self._next is not None:
+            return
+        current = self.semantic.store.embedder_id if self.semantic is not None else ""
+        for model in EMBEDDERS:
+            if model.key == current:
+                return  # the strongest present is already in use
+            if (self.home.models / model.filename).is_file():
+                choice = load_embedder(self.home.models, (model,))
+                if choice.embedder is not None and choice.embedder.id == model.key:
+                    self.use_embedder(choice.embedder)
+                return
+
+    def use_embedder(self, embedder: Embedder) -> None:
+        """Change the embedder (a stronger one was downloaded): it embeds the memory in the background and
+        takes over when done; recall keeps using the current one meanwhile."""
+        channel = self._channel(embedder)
+        if self.semantic is None:
+            self.semantic = channel
+        else:
+            self._next = channel
+        self.semantic_problem = ""
+        self.embedded.clear()
+        self._wake.set()
+
+    def status(self) -> str:
+        """One line for the About box: how recall finds memories."""
+        channel = self.semantic
+        if channel is None:
+            reason = self.semantic_problem or "the embedder is still loading"
+            return f"by words only ({reason})"
+        line = f"by words and meaning ({channel.label})"
+        if self._next is not None:
+            line += f"; switching to {self._next.label} once it has read the memory"
+        return line
+
+    def wait_embedded(self, timeout: float | None = None) -> bool:
+        """Block until the vectors have caught up (tests, the evaluation harness)."""
+        self.ready.wait(timeout)
+        self._wake.set()
+        return self.embedded.wait(timeout)
 
     def _on_memory_change(self, name: str, _doc: object) -> None:
         self.index.mark_dirty(self.store.path(name))
+        self._wake.set()
 
     def _wait(self) -> bool:
         return self.ready.wait(STARTUP_WAIT_S)
@@ -252,10 +426,20 @@ class Recall:
         k = k or candidates_for(ctx.recall_budget, self.k)
         query = self.query(text, k * 2, ctx.today, names, exclude=exclude, neighbours=True)
         hits = [
-            h for h in search(self.index, query, self.settings)
-            if h.relevance >= MIN_RELEVANCE and not (h.item.kind == "entry" and h.item.text in shown)
+            h for h in search(self.index, query, self.settings, self.semantic)
+            if self.relevant(h) and not (h.item.kind == "entry" and h.item.text in shown)
         ]
-        return hits[:k]
+        return hits[: min(k, self.settings.max_recalled)]  # bounded by the question, not by the home's age
+
+    def search(self, query: SearchQuery) -> list[Hit]:
+        """The one hybrid ranking (words and meaning, fused) for any caller: recall, the tool, other agents."""
+        return search(self.index, query, self.settings, self.semantic)
+
+    def relevant(self, hit: Hit) -> bool:
+        """The relevance bar: a real word match, or near enough in meaning."""
+        channel = self.semantic
+        floor = (channel.floor if channel is not None else 1.0) if self.settings.semantic_floor is None else self.settings.semantic_floor
+        return hit.relevance >= MIN_RELEVANCE or hit.similarity >= floor
 
     def query(
         self,
@@ -283,6 +467,7 @@ class Recall:
         """The memory block for this message within the turn's recall budget (empty when nothing fits)."""
         if is_trivial(text):
             return Packed(None)
+        self._quiet_until = time.monotonic() + 1.0  # the reply is about to be generated: embedding waits
         packed = pack(self.hits_for(text, ctx), ctx.recall_budget, ctx.count)
         if packed.hits:
             self.index.record_hits(h.item for h in packed.hits)
@@ -301,7 +486,7 @@ class Recall:
             self._wait()
             self.index.refresh()
             names = names_in({name: self.store.read(name).body for name in ("USER.md", "SOUL.md")})
-            hits = search(self.index, self.query(query, k, today, names), self.settings)
+            hits = search(self.index, self.query(query, k, today, names), self.settings, self.semantic)
         except CompanionError as exc:
             raise ToolError(f"Search failed: {exc}") from exc
         results = []
@@ -313,4 +498,31 @@ class Recall:
 
     def close(self) -> None:
         self.store.unsubscribe(self._on_memory_change)
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout=10.0)
+        for channel in (self.semantic, self._next):
+            if channel is not None:
+                channel.store.close()
         self.index.close()
+
+
+def open_channel(home: Home, index: SearchIndex, embedder: Embedder, catch_up: int = 2000) -> SemanticChannel:
+    """The meaning channel over `index` outside the app (`companion search`): the vectors the app stored, plus up to
+    `catch_up` of the newest texts it has not embedded yet."""
+    store = VectorStore(store_path(home.state, embedder.id), embedder.id, embedder.dim)
+    channel = SemanticChannel(index, store, embedder.passages, embedder.query, embedder.label, embedder.floor)
+    channel.catch_up(batch=64, limit=catch_up)
+    return channel
+
+
+def _lower_thread_priority() -> None:
+    """The calling thread runs below normal priority where the OS allows it per thread (Linux); elsewhere
+    the embedder's pacing (EMBED_DUTY, pausing during turns) keeps it out of the chat's way."""
+    if not sys.platform.startswith("linux"):  # elsewhere the id is not a process id: never renice by it
+        return
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+    except (AttributeError, OSError):
+        pass

@@ -11,8 +11,10 @@ from typing import Callable, Iterator
 from companion.agent.events import TurnEvent
 from companion.curate.requests import forget_everywhere
 from companion.agent.tools import ToolResult
+from companion.agent.recall import AUTO
 from companion.agent.turn import Agent
 from companion.llm.base import Backend, ModelInfo
+from companion.llm.embed import Embedder
 from companion.llm.priority import BackgroundView, SharedBackend
 from companion.memory.daylog import DayLog, now_local
 from companion.memory.forget import Erased
@@ -54,6 +56,7 @@ class ChatSession:
         clock: Callable[[], datetime] = now_local,
         store: LongTermStore | None = None,
         daylog: DayLog | None = None,
+        embedder: Embedder | None | object = AUTO,
     ) -> None:
         self.home = home
         self.settings = settings
@@ -61,7 +64,8 @@ class ChatSession:
         self._lock = threading.RLock()
         self._shared: SharedBackend | None = None
         self._views: weakref.WeakSet[BackgroundView] = weakref.WeakSet()
-        self.agent = Agent(home, None, settings, clock=clock, store=store, daylog=daylog, background=self.background)
+        self.agent = Agent(home, None, settings, clock=clock, store=store, daylog=daylog, background=self.background,
+                           embedder=embedder)
 
     def set_private(self, on: bool) -> int:
         """Pause memory for the turns that follow (True) or resume it; returns how many turns stayed private."""

@@ -21,7 +21,7 @@ from companion.memory import entries as E
 from companion.memory import sections
 from companion.memory.daylog import DayLog, now_local
 from companion.memory.longterm import LongTermStore
-from companion.memory.search import SearchIndex, search
+from companion.memory.search import SearchIndex
 from companion.paths import Home
 from companion.settings import Settings
 
@@ -137,7 +137,7 @@ class MemoryShare:
             recall.index.refresh()
             names = names_in({n: self.store.read(n).body for n in ("USER.md", "SOUL.md")})
             query_spec = replace(recall.query(query, k, today, names), since=since, until=until)
-            hits = search(recall.index, query_spec, recall.settings)
+            hits = recall.search(query_spec)
         allowed_files = {"USER.md"} if "profile" in scopes else set()
         allowed_files |= {"MEMORY.md"} if "memory" in scopes else set()
         results = []

@@ -15,7 +15,8 @@ from companion.agent.events import (
     Delta, Done, Failed, MemoryNote, Recalled, ToolRan, Trimmed, TurnEvent, TurnStats, UserLogged,
 )
 from companion.agent.privacy import PAUSED_NOTE, Privacy
-from companion.agent.recall import MEMORY_SEARCH_TOOL, Packed, Recall
+from companion.llm.embed import Embedder
+from companion.agent.recall import AUTO, MEMORY_SEARCH_TOOL, Packed, Recall
 from companion.agent.repetition import RepetitionGuard
 from companion.curate.policy import Actor
 from companion.curate.requests import MemoryRequests, parse_request
@@ -53,6 +54,7 @@ class Agent:
         store: LongTermStore | None = None,
         daylog: DayLog | None = None,
         background: Callable[[], Backend | None] | None = None,
+        embedder: Embedder | None | object = AUTO,
     ) -> None:
         self.home = home
         self.backend = backend
@@ -70,7 +72,7 @@ class Agent:
         self._busy = threading.Lock()
         self._pending_exchange: tuple[Record, Record | None, bool] | None = None
         self.learner = self._make_learner() if self.settings.memory.auto_learn else None
-        self.recall = Recall(home, self.store)
+        self.recall = Recall(home, self.store, embedder=embedder, busy=self._busy.locked)
         self.tools.register(MEMORY_SEARCH_TOOL, lambda args: self.recall.tool(args, self.clock().date(), self.count_tokens))
 
     # -- lifecycle -----------------------------------------------------------

@@ -10,7 +10,7 @@ from typing import Any, TextIO
 
 from companion.errors import CompanionError, DownloadCancelled
 from companion.llm import hardware, speed
-from companion.llm.catalog import CURATED, recommend
+from companion.llm.catalog import CURATED, EMBEDDERS, recommend
 from companion.llm.download import Downloader
 from companion.llm.gguf import read_gguf
 from companion.llm.library import ModelLibrary, format_bytes
@@ -48,6 +48,8 @@ def register(subparsers: Any) -> None:
     download.add_argument("--list", action="store_true", help="show recommended small chat models")
     download.add_argument("--revision", default="main")
     download.add_argument("--use", action="store_true", help="make it the active model when done")
+    download.add_argument("--embedder", action="store_true",
+                          help="download the stronger multilingual embedder recall uses to find memories by meaning")
     download.set_defaults(handler=run_download)
     info = actions.add_parser("info", help="model details, this machine (CPU/GPU/RAM) and the memory a model needs")
     info.add_argument("model", nargs="?", help="default: the active model")
@@ -129,6 +131,8 @@ def run_use(args: argparse.Namespace) -> int:
 
 
 def run_download(args: argparse.Namespace) -> int:
+    if args.embedder:
+        return _download_embedder(args)
     if args.list or not args.repo:
         caps = machine()
         with open_home(args.home, exclusive=False) as runtime:
@@ -140,6 +144,8 @@ def run_download(args: argparse.Namespace) -> int:
             print(f"{number:>2}. {model.describe()} About {rate:.0f} words a second here.{mark}\n"
                   f"    companion models download {model.repo_id} {model.filename}"
                   f"  (also {', '.join(v.quant + ': ' + v.filename for v in model.variants() if v != model)})")
+        for model in EMBEDDERS:
+            print(f" -  {model.describe()}\n    companion models download --embedder")
         return 0
     repo, filename = args.repo, args.file
     if repo.isdigit() and not filename:
@@ -164,6 +170,25 @@ def run_download(args: argparse.Namespace) -> int:
             print("It is now the active model.")
         else:
             print(f"Use it with: companion models use {path.name}")
+    return 0
+
+
+def _download_embedder(args: argparse.Namespace) -> int:
+    """The stronger embedder into models/; the app's recall picks it up and re-embeds in the background."""
+    with open_home(args.home, exclusive=False) as runtime:
+        library = _library(runtime)
+        model, present = library.embedders()[0]
+        if present is not None:
+            print(f"{model.label} is already in {present}.")
+            return 0
+        downloader = Downloader(runtime.home.models)
+        try:
+            path = library.download_embedder(model, downloader, progress=_progress_printer("Downloading"))
+        except (KeyboardInterrupt, DownloadCancelled):
+            print("\nDownload stopped. Run the same command again to resume.", file=sys.stderr)
+            return 130
+        print(f"Saved {path}. Recall now reads your memory with {model.label} in the background "
+              "and switches to it when done; it keeps working meanwhile.")
     return 0
 
 

@@ -8,8 +8,10 @@ import sys
 from datetime import date
 from typing import Any
 
+from companion.agent.recall import open_channel
 from companion.commands.terminal import safe
 from companion.errors import CompanionError
+from companion.llm.embed import load_embedder
 from companion.memory.search import KINDS, SearchQuery, open_index, search
 from companion.runtime import open_home
 
@@ -23,6 +25,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--until", type=_day, metavar="YYYY-MM-DD", help="only items on or before this day")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.add_argument("--rebuild", action="store_true", help="rebuild the index from the memory folder first")
+    parser.add_argument("--words-only", action="store_true", help="match words only (skip finding by meaning)")
     parser.set_defaults(handler=run)
 
 
@@ -45,7 +48,18 @@ def run(args: argparse.Namespace) -> int:
                 " ".join(args.query), k=args.k, kinds=tuple(args.kind or ()), since=args.since, until=args.until,
                 today=date.today(),
             )
-            hits = search(index, query)
+            channel = None
+            if not args.words_only:
+                choice = load_embedder(runtime.home.models)
+                if choice.embedder is None:
+                    print(f"Searching by words only: {choice.problem}", file=sys.stderr)
+                else:
+                    channel = open_channel(runtime.home, index, choice.embedder)
+            try:
+                hits = search(index, query, None, channel)
+            finally:
+                if channel is not None:
+                    channel.store.close()
         finally:
             index.close()
     if args.json:

@@ -21,6 +21,7 @@ from companion.curate.gate import MemoryWriter
 from companion.curate.names import set_name
 from companion.errors import DatasetError
 from companion.llm.base import Backend
+from companion.llm.embed import Embedder
 from companion.memory.daylog import DayLog
 from companion.memory import entries as E
 from companion.memory.search.rank import Hit, RankSettings
@@ -137,6 +138,7 @@ class Answer:
     tokens: int
     seconds: float
     shown: list[str] = field(default_factory=list)  # where each recalled snippet came from, in block order
+    recall_tokens: int = 0  # the recall block alone
 
     def evidence_share(self, ids: dict[str, str]) -> float | None:
         if not self.question.evidence:
@@ -171,6 +173,7 @@ class Report:
             "Full": round(sum(1 for s in shares if s == 1.0) / len(shares), 3) if shares else None,
             "AnsHit": round(sum(hits) / len(hits), 3) if hits else None,
             "context_tokens": round(statistics.fmean(a.tokens for a in answers), 1) if answers else 0,
+            "recall_tokens": round(statistics.fmean(a.recall_tokens for a in answers), 1) if answers else 0,
             "p50_ms": round(_percentile(latencies, 50), 2) if latencies else None,
             "p95_ms": round(_percentile(latencies, 95), 2) if latencies else None,
         }
@@ -239,7 +242,8 @@ def ask_recall(agent: Agent, question: Question, clock: _Clock) -> Answer:
     sections = P.memory_sections(fit.bodies)
     context = sections + ("\n\n" + packed.block if packed.block else "")
     shown = [h.where for h in packed.hits]
-    return Answer(question, _present(packed.hits, sections), context, fit.tokens + packed.tokens, seconds, shown)
+    return Answer(question, _present(packed.hits, sections), context, fit.tokens + packed.tokens, seconds, shown,
+                  packed.tokens)
 
 
 def ask_baseline(agent: Agent, question: Question, clock: _Clock, budget: int) -> Answer:
@@ -263,7 +267,8 @@ def ask_baseline(agent: Agent, question: Question, clock: _Clock, budget: int) -
             shown.append(candidate.item.locator)
     seconds = time.perf_counter() - started
     context = "\n".join(lines)
-    return Answer(question, present, context, agent.count_tokens(context), seconds, shown)
+    tokens = agent.count_tokens(context)
+    return Answer(question, present, context, tokens, seconds, shown, tokens)
 
 
 def evaluate(
@@ -274,6 +279,8 @@ def evaluate(
     baseline: bool = False,
     backend: Backend | None = None,
     rank: RankSettings | None = None,
+    embedder: Embedder | None = None,
+    mode: str | None = None,
     progress: Callable[[str], None] = lambda message: None,
 ) -> Report:
     """Run the whole harness in a temporary home that is deleted afterwards."""
@@ -283,7 +290,7 @@ def evaluate(
         clock = _Clock()
         settings = Settings()
         settings.memory.prompt_budget_tokens = budget
-        session = ChatSession(home, settings, clock=clock)  # the model has one owner here too, as in the app
+        session = ChatSession(home, settings, clock=clock, embedder=embedder)  # the model has one owner here too, as in the app
         if backend is not None:
             session.adopt(backend, owned=False)
         try:
@@ -296,7 +303,9 @@ def evaluate(
                 agent.recall.settings = rank
             agent.recall.ready.wait()
             agent.recall.index.sync()
-            mode = "baseline" if baseline else ("sleep" if sleep else "recall")
+            if embedder is not None:
+                agent.recall.wait_embedded()
+            mode = mode or ("baseline" if baseline else ("sleep" if sleep else "recall"))
             report = Report(dataset.name, mode, budget, ids=ids)
             for number, question in enumerate(dataset.questions, 1):
                 if baseline:
@@ -311,6 +320,50 @@ def evaluate(
         finally:
             session.close()
     return report
+
+
+def evaluate_grid(
+    dataset: Dataset,
+    budgets: list[int],
+    modes: dict[str, RankSettings | None],
+    *,
+    embedder: Embedder | None = None,
+    progress: Callable[[str], None] = lambda message: None,
+) -> list[Report]:
+    """Every budget and ranking on one home (ingested and embedded once); a mode of None is the BM25 floor."""
+    reports: list[Report] = []
+    with tempfile.TemporaryDirectory(prefix="companion-eval-") as folder:
+        home = Home(Path(folder))
+        ensure_home(home, "en")
+        clock = _Clock()
+        ids = ingest(home, dataset, clock)
+        settings = Settings()
+        session = ChatSession(home, settings, clock=clock, embedder=embedder)
+        agent = session.agent
+        for role, name in dataset.names.items():
+            set_name(MemoryWriter(agent.store), *NAME_FILES[role], name)
+        try:
+            agent.recall.ready.wait()
+            agent.recall.index.sync()
+            if embedder is not None:
+                agent.recall.wait_embedded()
+            for budget in budgets:
+                settings.memory.prompt_budget_tokens = budget
+                for mode, rank in modes.items():
+                    report = Report(dataset.name, mode, budget, ids=ids)
+                    if rank is not None:
+                        agent.recall.settings = rank
+                    for question in dataset.questions:
+                        if rank is None:
+                            report.answers.append(ask_baseline(agent, question, clock, budget))
+                        else:
+                            report.answers.append(ask_recall(agent, question, clock))
+                    report.memory_tokens = _memory_tokens(home, agent)
+                    reports.append(report)
+                    progress(f"{dataset.name} {budget} {mode}: {report.summary()}")
+        finally:
+            session.close()
+    return reports
 
 
 def _sleeper(session: ChatSession, clock: _Clock, progress: Callable[[str], None]) -> Callable[[date], None]:
@@ -347,7 +400,7 @@ def _coverage(home: Home, dataset: Dataset, ids: dict[str, str]) -> float | None
 
 def format_table(reports: list[Report]) -> str:
     """A plain-text table: one row per report and category."""
-    header = f"{'dataset':<18} {'mode':<9} {'budget':>6} {'category':<14} {'n':>4} {'EvR':>6} {'Full':>6} {'AnsHit':>6} {'tokens':>7} {'p50ms':>7} {'p95ms':>7}"
+    header = f"{'dataset':<18} {'mode':<9} {'budget':>6} {'category':<14} {'n':>4} {'EvR':>6} {'Full':>6} {'AnsHit':>6} {'tokens':>7} {'recall':>7} {'p50ms':>7} {'p95ms':>7}"
     rows = [header, "-" * len(header)]
     for report in reports:
         data = report.to_dict()
@@ -355,6 +408,7 @@ def format_table(reports: list[Report]) -> str:
             rows.append(
                 f"{report.name[:18]:<18} {report.mode:<9} {report.budget:>6} {category[:14]:<14} {summary['questions']:>4} "
                 f"{_fmt(summary['EvR'])} {_fmt(summary['Full'])} {_fmt(summary['AnsHit'])} {summary['context_tokens']:>7} "
+                f"{summary['recall_tokens']:>7} "
                 f"{_fmt(summary['p50_ms'], 7)} {_fmt(summary['p95_ms'], 7)}"
             )
         extra = []

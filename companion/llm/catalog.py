@@ -125,6 +125,41 @@ CURATED: tuple[CuratedModel, ...] = (
 EMBEDDED_LABEL = "SmolLM2 135M (built-in)"
 
 
+@dataclass(frozen=True)
+class EmbedderModel:
+    """A GGUF embedding model recall can use once downloaded: how to run it (pooling, the prefixes its
+    training used) and where it comes from."""
+
+    key: str  # stable id; also names its vector store
+    label: str
+    repo_id: str
+    filename: str
+    size_gb: float
+    pooling: str  # "last" | "mean" | "cls": set per model (forcing LAST on a BERT-type model aborts llama.cpp)
+    query_prefix: str = ""
+    passage_prefix: str = ""
+    n_ctx: int = 512
+    floor: float = 0.4  # cosine below which a text is unrelated to a query, on this model's scale
+
+    def describe(self) -> str:
+        return f"{self.label}: {self.size_gb:.1f} GB download. Finds memories by meaning in 100+ languages."
+
+
+# Stronger than the built-in encoder, offered in the model library. Qwen3-Embedding-0.6B, official GGUF:
+# https://huggingface.co/Qwen/Qwen3-Embedding-0.6B-GGUF (Q8_0, about 0.64 GB). Its GGUF carries no pooling key
+# (last-token pooling), and queries take an instruction prefix while passages take none.
+EMBEDDERS: tuple[EmbedderModel, ...] = (
+    EmbedderModel("qwen3-embedding-0.6b", "Qwen3 Embedding 0.6B", "Qwen/Qwen3-Embedding-0.6B-GGUF",
+                  "Qwen3-Embedding-0.6B-Q8_0.gguf", 0.64, "last",
+                  query_prefix="Instruct: Given a question, retrieve past messages and notes that answer it\nQuery: "),
+)
+
+
+def embedder_by_filename(filename: str) -> EmbedderModel | None:
+    lowered = filename.lower()
+    return next((model for model in EMBEDDERS if model.filename.lower() == lowered), None)
+
+
 def by_key(key: str) -> CuratedModel | None:
     return next((model for model in CURATED if model.key == key), None)
 
@@ -201,6 +236,9 @@ def display_name(path: Path, general_name: object = None) -> str:
     """The curated label, else the file's own name cleaned up, else the file name."""
     if path.name == EMBEDDED_FILENAME:
         return EMBEDDED_LABEL
+    embedder = embedder_by_filename(path.name)
+    if embedder is not None:
+        return embedder.label
     curated = by_filename(path.name)
     if curated is not None:
         return curated.label

@@ -6,15 +6,18 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from companion.errors import CompanionError, ModelError, ModelNotFoundError, StorageError
-from companion.llm.catalog import display_name
+from companion.llm.catalog import EMBEDDERS, EmbedderModel, display_name, embedder_by_filename
 from companion.llm.default_model import default_model_path
 from companion.llm.gguf import GGUFInfo, read_gguf
 from companion.atomic import TEMP_PREFIX, describe_os_error
 from companion.paths import Home
 from companion.settings import ModelSettings
+
+if TYPE_CHECKING:
+    from companion.llm.download import Downloader
 
 EMBEDDED, IN_MODELS, EXTERNAL = "embedded", "models", "external"
 ADD_MODES = ("copy", "link", "reference")
@@ -50,6 +53,11 @@ class ModelEntry:
     active: bool = False
 
     @property
+    def embedder(self) -> EmbedderModel | None:
+        """The embedding model this file is (recall uses it to find memories by meaning; it cannot chat)."""
+        return embedder_by_filename(self.path.name)
+
+    @property
     def usable(self) -> bool:
         return self.info is not None and not self.error
 
@@ -63,6 +71,8 @@ class ModelEntry:
 
     @property
     def warning(self) -> str:
+        if self.embedder is not None:
+            return "Embedding model: recall uses it to find memories by meaning (it does not chat)."
         if self.info is None or self.info.chat_template is not None:
             return ""
         return (
@@ -204,6 +214,8 @@ class ModelLibrary:
         entry = inspect(path)
         if not entry.usable:
             raise ModelError(entry.error)
+        if entry.embedder is not None:
+            raise ModelError(f"{entry.name} is an embedding model: recall uses it by itself; it cannot be the chat model.")
         if probe:
             from companion.llm.llama import probe_model
 
@@ -215,6 +227,19 @@ class ModelLibrary:
             if not _inside(path, self.home.models) and str(path) not in self.settings.library:
                 self.settings.library.append(str(path))
         return self._entry_for(path)
+
+    def embedders(self) -> list[tuple[EmbedderModel, Path | None]]:
+        """The embedding models on offer and, for each, its file in models/ once downloaded."""
+        out: list[tuple[EmbedderModel, Path | None]] = []
+        for model in EMBEDDERS:
+            path = self.home.models / model.filename
+            out.append((model, path if path.is_file() else None))
+        return out
+
+    def download_embedder(self, model: EmbedderModel, downloader: "Downloader",
+                          progress: Callable[[int, int], None] | None = None) -> Path:
+        """Fetch an embedding model into models/ (resumable, checked); recall switches to it in the background."""
+        return downloader.download(model.repo_id, model.filename, progress=progress)
 
     def _entry_for(self, path: Path) -> ModelEntry:
         for entry in self.entries():

@@ -23,6 +23,7 @@ from companion.memory.daylog import DayLog
 from companion.memory.dedupe import normalize
 from companion.memory.records import Record
 from companion.memory.search import SearchIndex
+from companion.memory.search.vectors import prune_stores
 from companion.paths import Home
 
 Matcher = Callable[[str], bool]  # called with normalized text (memory.dedupe.normalize)
@@ -205,6 +206,7 @@ def _erase_everywhere(home: Home, matches: Matcher, daylog: DayLog, index: Searc
     index = index or SearchIndex(home)
     try:
         index.rebuild()  # a fresh file: deleted rows can linger in an SQLite file's free pages
+        prune_stores(home.state, index.text_keys())  # and the erased text's vectors go with it
     finally:
         if own:
             index.close()

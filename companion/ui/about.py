@@ -12,7 +12,8 @@ from companion.llm.llama import engine_version
 from companion.paths import Home
 
 
-def about_text(home: Home) -> str:
+def about_text(home: Home, recall: str = "") -> str:
+    """`recall`: how recall finds memories now (by words and meaning, or by words only and why)."""
     translate = QCoreApplication.translate
     rows = [
         (translate("About", "Companion"), __version__),
@@ -23,6 +24,8 @@ def about_text(home: Home) -> str:
         (translate("About", "App state and history"), str(home.state)),
         (translate("About", "Models"), str(home.models)),
     ]
+    if recall:
+        rows.insert(2, (translate("About", "Recall"), recall))
     table = "".join(f"<tr><td><b>{html.escape(k)}</b>&nbsp;&nbsp;</td><td>{html.escape(v)}</td></tr>" for k, v in rows)
     intro = translate("About", "An offline companion with a memory you own. Everything stays on this computer.")
     return f"<p>{html.escape(intro)}</p><table>{table}</table>"

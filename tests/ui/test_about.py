@@ -27,3 +27,16 @@ def test_about_is_translated_on_a_chinese_system(qapp: QApplication, home: Home)
         for translator in translators:
             qapp.removeTranslator(translator)
     assert "模型引擎" in text and "llama-cpp-python" in text
+
+
+def test_about_says_how_recall_finds_memories(home: Home) -> None:
+    from companion.agent.recall import Recall
+    from companion.memory.longterm import LongTermStore
+
+    recall = Recall(home, LongTermStore(home), embedder=None)  # as where no embedder can run
+    try:
+        recall.ready.wait(10)
+        text = about_text(home, recall.status())
+    finally:
+        recall.close()
+    assert "Recall" in text and "by words only" in text

@@ -19,11 +19,12 @@ from companion.memory.daylog import day_files, newest_day_files
 from companion.memory.records import Record
 from companion.memory.search.items import Item, markdown_items, record_item
 from companion.memory.search.tokenize import index_terms, is_cjk
+from companion.memory.search.vectors import text_key
 from companion.paths import LONG_TERM_FILES, Home
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2  # 2: possessives index as their word ("Anna's" is anna)
+SCHEMA_VERSION = 3  # 2: possessives index as their word ("Anna's" is anna); 3: items carry their text key
 INDEX_FILE = "search.sqlite3"
 TERM_COUNT_CACHE = 20_000  # terms whose item counts are kept
 _HEAD_BYTES = 4096
@@ -37,8 +38,9 @@ CREATE TABLE IF NOT EXISTS files(
 CREATE TABLE IF NOT EXISTS items(
     id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, source TEXT NOT NULL,
     locator TEXT NOT NULL, day TEXT, role TEXT NOT NULL, text TEXT NOT NULL, context TEXT NOT NULL,
-    cites TEXT NOT NULL, ref TEXT NOT NULL, length INTEGER NOT NULL);
+    cites TEXT NOT NULL, ref TEXT NOT NULL, length INTEGER NOT NULL, tkey INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS items_source ON items(source);
+CREATE INDEX IF NOT EXISTS items_tkey ON items(tkey);
 CREATE INDEX IF NOT EXISTS items_day ON items(day);
 CREATE INDEX IF NOT EXISTS items_locator ON items(locator);
 CREATE TABLE IF NOT EXISTS hits(hkey TEXT PRIMARY KEY, count INTEGER NOT NULL);
@@ -77,6 +79,7 @@ class SearchIndex:
         self._term_counts: dict[str, int] = {}
         self._term_counts_at = 0.0
         self.rebuilt = False  # True once this instance had to start over from an empty index
+        self.generation = 0  # counts fresh starts of the file (row ids begin again after one)
 
     # -- connection and recovery ----------------------------------------------
 
@@ -131,6 +134,7 @@ class SearchIndex:
 
     def _discard(self) -> None:
         self._term_counts = {}
+        self.generation += 1
         if self._db is not None:
             try:
                 self._db.close()
@@ -267,10 +271,10 @@ class SearchIndex:
     def _insert(db: sqlite3.Connection, items: Iterable[Item]) -> None:
         for item in items:
             cur = db.execute(
-                "INSERT OR IGNORE INTO items(key, kind, source, locator, day, role, text, context, cites, ref, length)"
-                " VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT OR IGNORE INTO items(key, kind, source, locator, day, role, text, context, cites, ref, length, tkey)"
+                " VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
                 (item.key, item.kind, item.source, item.locator, item.day, item.role, item.text, item.context,
-                 json.dumps(item.cites), item.ref, len(item.text)),
+                 json.dumps(item.cites), item.ref, len(item.text), text_key(item.text)),
             )
             if cur.rowcount:
                 terms = index_terms(item.context + "\n" + item.text if item.context else item.text)
@@ -409,7 +413,8 @@ class SearchIndex:
 
         return self._guarded(action)
 
-    def _rows(self, sql: str, params: list[Any], exclude: Iterable[str]) -> list[Candidate]:
+    def _rows(self, sql: str, params: list[Any], exclude: Iterable[str], by_key: dict[int, float] | None = None) -> list[Candidate]:
+        """Candidates from rows ending in (score, hits); with `by_key` the score column is a text key to look up."""
         skip = set(exclude)
 
         def action(db: sqlite3.Connection) -> list[Candidate]:
@@ -418,7 +423,8 @@ class SearchIndex:
                 if locator in skip:
                     continue
                 item = Item(kind, source, locator, day, text, role, context, json.loads(cites), ref)
-                out.append(Candidate(item, float(score), int(hits)))
+                relevance = by_key[int(score)] if by_key is not None else float(score)
+                out.append(Candidate(item, relevance, int(hits)))
             if any(c.item.kind != "turn" for c in out):
                 keys = {hit_key(c.item): c for c in out if c.item.kind != "turn"}
                 marks = ",".join("?" * len(keys))
@@ -460,6 +466,71 @@ class SearchIndex:
             return [Item(k, s, loc, d, t, r, c, json.loads(ci), ref) for k, s, loc, d, t, r, c, ci, ref in rows]
 
         return self._guarded(action)
+
+    # -- text keys (the vector channel) ----------------------------------------
+
+    def text_keys(self) -> set[int]:
+        """The text key of every indexed item: the vectors worth keeping."""
+        return self._guarded(lambda db: {int(row[0]) for row in db.execute("SELECT DISTINCT tkey FROM items")})
+
+    def texts_for(self, keys: Iterable[int]) -> list[tuple[int, str]]:
+        """(text key, text) for each of these keys still indexed."""
+        wanted = list(dict.fromkeys(keys))
+
+        def action(db: sqlite3.Connection) -> list[tuple[int, str]]:
+            out: list[tuple[int, str]] = []
+            for start in range(0, len(wanted), 500):
+                part = wanted[start : start + 500]
+                rows = db.execute(
+                    f"SELECT tkey, min(text) FROM items WHERE tkey IN ({','.join('?' * len(part))}) GROUP BY tkey", part
+                )
+                out.extend((int(k), t) for k, t in rows)
+            return out
+
+        return self._guarded(action) if wanted else []
+
+    def newest_text_keys(self, after: int = 0) -> tuple[int, list[int]]:
+        """The text keys of items added after row `after` (0: all), newest first, and the last row seen."""
+
+        def action(db: sqlite3.Connection) -> tuple[int, list[int]]:
+            last = int(db.execute("SELECT coalesce(max(id), 0) FROM items").fetchone()[0])
+            rows = db.execute("SELECT tkey FROM items WHERE id > ? GROUP BY tkey ORDER BY max(id) DESC", (after,))
+            return last, [int(r[0]) for r in rows]
+
+        return self._guarded(action)
+
+    def by_text_keys(
+        self,
+        scores: dict[int, float],
+        *,
+        kinds: Iterable[str] | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        exclude: Iterable[str] = (),
+    ) -> list[Candidate]:
+        """The items holding these texts, each with its key's score as relevance, filtered like `match`."""
+        if not scores:
+            return []
+        keys = list(scores)
+        where = [f"i.tkey IN ({','.join('?' * len(keys))})"]
+        params: list[Any] = list(keys)
+        kind_list = list(kinds or [])
+        if kind_list:
+            where.append(f"i.kind IN ({','.join('?' * len(kind_list))})")
+            params.extend(kind_list)
+        if since:
+            where.append("i.day >= ?")
+            params.append(since)
+        if until:
+            where.append("i.day <= ?")
+            params.append(until)
+        sql = (
+            "SELECT i.kind, i.source, i.locator, i.day, i.text, i.role, i.context, i.cites, i.ref, i.tkey, "
+            "coalesce(h.count, 0) FROM items i "
+            "LEFT JOIN hits h ON h.hkey = CASE i.kind WHEN 'turn' THEN i.locator ELSE NULL END "
+            f"WHERE {' AND '.join(where)}"
+        )
+        return self._rows(sql, params, exclude, scores)
 
     def record_hits(self, items: Iterable[Item]) -> None:
         """Count that these items were recalled (a small boost next time)."""

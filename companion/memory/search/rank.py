@@ -11,6 +11,7 @@ from typing import Any, Iterable
 
 from companion.memory.search.index import Candidate, SearchIndex
 from companion.memory.search.items import Item
+from companion.memory.search.semantic import SemanticChannel
 from companion.memory.search.tokenize import is_cjk, query_terms
 
 # "what did I say lately": recency matters for these queries
@@ -49,6 +50,15 @@ class RankSettings:
     common_term_share: float = 0.05  # a query word found in more than this share of items...
     common_term_floor: int = 5000  # ...and in more items than this is dropped when rarer words remain
     score_cap: int = 3000  # query words in more items than this: only about this many of the newest are ranked
+    lexical: bool = True  # the word channel (off: meaning alone, for measuring)
+    semantic: bool = True  # the meaning channel, when an embedder is there
+    fusion: str = "weighted"  # "weighted": word score + weight x closeness in meaning | "rrf": by rank
+    rrf_k: float = 20.0  # reciprocal rank fusion: a channel's rank r adds weight / (rrf_k + r)
+    lexical_weight: float = 1.0
+    semantic_weight: float = 1.0
+    semantic_floor: float | None = None  # cosine below which an item is not near in meaning (None: the embedder's own)
+    semantic_candidates: int = 60
+    max_recalled: int = 24  # automatic recall shows at most this many snippets, however old the home
 
 
 @dataclass
@@ -72,8 +82,9 @@ class Hit:
 
     item: Item
     score: float
-    relevance: float
+    relevance: float  # the word match alone, as a share of the best word match (0..1)
     terms: list[str] = field(default_factory=list)
+    similarity: float = 0.0  # cosine to the query in the meaning channel (0 when it did not find the item)
 
     @property
     def where(self) -> str:
@@ -128,26 +139,109 @@ def is_recency_query(text: str) -> bool:
     return bool(_RECENT.search(text))
 
 
-def search(index: SearchIndex, query: SearchQuery, settings: RankSettings | None = None) -> list[Hit]:
-    """The best `query.k` items for the query, most relevant first."""
+def search(
+    index: SearchIndex, query: SearchQuery, settings: RankSettings | None = None, semantic: SemanticChannel | None = None
+) -> list[Hit]:
+    """The best `query.k` items for the query, most relevant first: words and meaning, fused by rank."""
     settings = settings or RankSettings()
     terms = query_terms(query.text)
-    if not terms or query.k <= 0:
+    meaning = semantic is not None and settings.semantic
+    if query.k <= 0 or not (terms or meaning) or not (settings.lexical or meaning):
         return []
     speaker = named_speaker(terms, query.names)
-    # speakers' names and the words that named a time select whose turns and which days, rather than
-    # matching text: a name is mostly in greetings ("Hey Anna!"), a month name in any plan
-    aside = {t for name in query.names.values() for t in query_terms(name)} | set(query_terms(" ".join(query.time_words)))
-    if settings.question_words:
-        aside |= QUESTION_WORDS
-    content = [t for t in terms if t not in aside]
-    candidates, searched = _match(index, content or terms, query, settings)
-    if not candidates and content and len(content) < len(terms):
-        candidates, searched = _match(index, terms, query, settings)  # nothing else matched: names and times do
-    scored = score_candidates(candidates, query, settings, speaker)
+    scored: list[Hit] = []
+    searched: list[str] = []
+    if terms and settings.lexical:
+        # speakers' names and the words that named a time select whose turns and which days, rather than
+        # matching text: a name is mostly in greetings ("Hey Anna!"), a month name in any plan
+        aside = {t for name in query.names.values() for t in query_terms(name)} | set(query_terms(" ".join(query.time_words)))
+        if settings.question_words:
+            aside |= QUESTION_WORDS
+        content = [t for t in terms if t not in aside]
+        candidates, searched = _match(index, content or terms, query, settings)
+        if not candidates and content and len(content) < len(terms):
+            candidates, searched = _match(index, terms, query, settings)  # nothing else matched: names and times do
+        scored = score_candidates(candidates, query, settings, speaker)
+    if meaning and semantic is not None:
+        near = semantic.candidates(
+            query.text, max(settings.semantic_candidates, query.k), floor=floor_of(settings, semantic),
+            kinds=query.kinds or None, since=query.since.isoformat() if query.since else None,
+            until=query.until.isoformat() if query.until else None, exclude=query.exclude,
+        )
+        scored = fuse(scored, score_meaning(near, query, settings, speaker), settings, floor_of(settings, semantic))
     if query.neighbours and settings.neighbour_weight > 0 and (not query.kinds or "turn" in query.kinds):
         scored = with_neighbours(index, scored, query, settings)
-    return diversify(scored, query.k, settings.same_day_penalty, searched)
+    return diversify(scored, query.k, settings.same_day_penalty, searched or terms)
+
+
+def score_meaning(candidates: list[Candidate], query: SearchQuery, settings: RankSettings, speaker: str = "") -> list[Hit]:
+    """Meaning-channel hits ordered by similarity, with the same gains for speaker, time and distilled entries."""
+    hits: list[Hit] = []
+    for candidate in candidates:
+        item = candidate.item
+        score = candidate.relevance * (settings.entry_boost if item.kind != "turn" else 1.0)
+        score *= _context_boost(item, query, settings, speaker)
+        hits.append(Hit(item, score, 0.0, similarity=candidate.relevance))
+    hits.sort(key=_order)
+    return hits
+
+
+def floor_of(settings: RankSettings, semantic: SemanticChannel) -> float:
+    return semantic.floor if settings.semantic_floor is None else settings.semantic_floor
+
+
+def fuse(lexical: list[Hit], meaning: list[Hit], settings: RankSettings, floor: float = 0.2) -> list[Hit]:
+    """Both channels' hits in one order (see `fuse_weighted` and `fuse_rrf`)."""
+    if not meaning:
+        return lexical
+    if not lexical:
+        return meaning
+    if settings.fusion == "rrf":
+        return fuse_rrf(lexical, meaning, settings)
+    return fuse_weighted(lexical, meaning, settings, floor)
+
+
+def fuse_weighted(lexical: list[Hit], meaning: list[Hit], settings: RankSettings, floor: float) -> list[Hit]:
+    """The word score (best match about 1) plus semantic_weight times how far above the floor the meaning
+    is (0 at the floor, 1 at identical): a close paraphrase joins the word matches, a strong word match
+    keeps its place, and a question no word matches is ranked by meaning alone."""
+    span = max(1e-6, 1.0 - floor)
+    fused = {h.item.key: Hit(h.item, h.score, h.relevance, similarity=h.similarity) for h in lexical}
+    for hit in meaning:
+        closeness = max(0.0, (hit.similarity - floor) / span)
+        gain = settings.semantic_weight * closeness * (hit.score / hit.similarity if hit.similarity else 1.0)
+        known = fused.get(hit.item.key)
+        if known is None:
+            fused[hit.item.key] = Hit(hit.item, gain, 0.0, similarity=hit.similarity)
+        else:
+            known.score += gain
+            known.similarity = max(known.similarity, hit.similarity)
+    out = sorted(fused.values(), key=_order)
+    return out
+
+
+def fuse_rrf(lexical: list[Hit], meaning: list[Hit], settings: RankSettings) -> list[Hit]:
+    """Reciprocal rank fusion: each channel's rank r adds weight / (rrf_k + r); the top of one channel scores
+    its weight. Ranks, not raw scores, so BM25's and cosine's scales never have to agree."""
+    fused: dict[str, Hit] = {}
+    scores: dict[str, float] = {}
+    for weight, hits in ((settings.lexical_weight, lexical), (settings.semantic_weight, meaning)):
+        for rank, hit in enumerate(hits, 1):
+            key = hit.item.key
+            share = weight * (settings.rrf_k + 1) / (settings.rrf_k + rank)
+            scores[key] = scores.get(key, 0.0) + share
+            known = fused.get(key)
+            if known is None:
+                fused[key] = Hit(hit.item, 0.0, hit.relevance, similarity=hit.similarity)
+            else:
+                known.relevance = max(known.relevance, hit.relevance)
+                known.similarity = max(known.similarity, hit.similarity)
+    out = []
+    for key, hit in fused.items():
+        hit.score = scores[key]
+        out.append(hit)
+    out.sort(key=_order)
+    return out
 
 
 def _match(index: SearchIndex, terms: list[str], query: SearchQuery, settings: RankSettings) -> tuple[list[Candidate], list[str]]:
@@ -229,7 +323,7 @@ def with_neighbours(index: SearchIndex, hits: list[Hit], query: SearchQuery, set
     """Turns just before and after the best matching turns share their score: answers often sit in
     the reply to a matching question, or in the question a matching reply answers."""
     by_id = {h.item.locator: h for h in hits if h.item.kind == "turn"}
-    offered: dict[str, tuple[float, float]] = {}  # record id -> (score, relevance) passed on by a neighbour
+    offered: dict[str, tuple[float, float, float]] = {}  # record id -> (score, relevance, similarity) from a neighbour
     for hit in [h for h in hits if h.item.kind == "turn"][: settings.neighbour_hits]:
         day, _, seq = hit.item.locator.partition("#")
         if not seq.isdigit():
@@ -237,15 +331,15 @@ def with_neighbours(index: SearchIndex, hits: list[Hit], query: SearchQuery, set
         for step in range(1, settings.neighbour_span + 1):
             share = settings.neighbour_weight**step
             for near in (f"{day}#{int(seq) - step}", f"{day}#{int(seq) + step}"):
-                if near not in query.exclude and hit.score * share > offered.get(near, (0.0, 0.0))[0]:
-                    offered[near] = (hit.score * share, hit.relevance * share)
-    for record_id, (score, relevance) in offered.items():
+                if near not in query.exclude and hit.score * share > offered.get(near, (0.0, 0.0, 0.0))[0]:
+                    offered[near] = (hit.score * share, hit.relevance * share, hit.similarity * share)
+    for record_id, (score, relevance, similarity) in offered.items():
         known = by_id.get(record_id)
         if known is not None and score > known.score:
             known.score = score
     for item in index.turns(r for r in offered if r not in by_id):  # same day: inside any date filter
-        score, relevance = offered[item.locator]
-        hits.append(Hit(item, score, relevance))
+        score, relevance, similarity = offered[item.locator]
+        hits.append(Hit(item, score, relevance, similarity=similarity))
     hits.sort(key=_order)
     return hits
 
