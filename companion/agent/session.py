@@ -144,6 +144,10 @@ class ChatSession:
         """Record ids of the turns that contain `text`, newest first (find in the conversation)."""
         return find_turns(self.agent.recall.index, text)
 
+    def recall_status(self) -> str:
+        """One line for the About box: how recall finds memories (by words only, or words and meaning)."""
+        return self.agent.recall.status()
+
     def system_prompt(self) -> str:
         """The system prompt the model gets now (instructions, persona, profile, memory)."""
         return self.agent.system_prompt()

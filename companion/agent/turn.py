@@ -196,11 +196,12 @@ class Agent:
         notes: list[str] = []
         changed = False
         request = parse_request(text, user_record.timestamp)
+        waiting = self.requests.pending[0] if self.requests.pending else None  # what a pending forget named
         answer = None if private or request is not None else self.requests.confirm(text)  # "yes" to a forget
         if answer is not None:
             notes.append(answer.note)
             changed = answer.changed
-            yield MemoryNote(answer.note, changed=answer.changed)
+            yield MemoryNote(answer.note, changed=answer.changed, forget=waiting if answer.changed else None)
         if private:
             self.privacy.turns += 1
             if request is not None:

@@ -509,7 +509,7 @@ class MainWindow(QMainWindow):
     def show_about(self) -> None:
         from companion.ui.about import about_text
 
-        QMessageBox.about(self, self.tr("About Companion"), about_text(self.home, self.agent.recall.status()))
+        QMessageBox.about(self, self.tr("About Companion"), about_text(self.home, self.session.recall_status()))
 
     # -- window state ---------------------------------------------------------
 

@@ -43,8 +43,10 @@ def test_remember_says_what_was_saved_and_undo_takes_it_back(qtbot, window: Main
 
 def test_forget_counts_what_went_without_quoting_it_and_undo_puts_it_back(qtbot, window: MainWindow) -> None:
     _send(qtbot, window, "remember that my bike is a red Gazelle")
-    _send(qtbot, window, "forget my bike")
-    notice = _notices(window)[-1]
+    _send(qtbot, window, "forget my bike")  # shows what it would remove and asks
+    assert all("gazelle" in _body(window, name).lower() for name in ("MEMORY.md",))
+    _send(qtbot, window, "yes")
+    notice = next(m for m in reversed(_notices(window)) if m.text().startswith("Forgot"))
     assert notice.text().startswith("Forgot 1 entry in") and "gazelle" not in notice.text().lower()
     assert getattr(notice, "forget_everywhere", None) is not None  # still offers to erase it everywhere
     assert all("gazelle" not in _body(window, name).lower() for name in ("USER.md", "MEMORY.md"))
