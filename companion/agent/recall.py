@@ -423,13 +423,14 @@ class Recall:
         shown = ctx.shown
         exclude = ctx.in_prompt if history else frozenset()
         names = names_in({name: doc.body for name, doc in ctx.documents.items()})
+        cap = k or self.settings.max_recalled  # automatic recall is bounded by the question, not the home's age
         k = k or candidates_for(ctx.recall_budget, self.k)
         query = self.query(text, k * 2, ctx.today, names, exclude=exclude, neighbours=True)
         hits = [
             h for h in search(self.index, query, self.settings, self.semantic)
             if self.relevant(h) and not (h.item.kind == "entry" and h.item.text in shown)
         ]
-        return hits[: min(k, self.settings.max_recalled)]  # bounded by the question, not by the home's age
+        return hits[: min(k, cap)]
 
     def search(self, query: SearchQuery) -> list[Hit]:
         """The one hybrid ranking (words and meaning, fused) for any caller: recall, the tool, other agents."""
