@@ -107,7 +107,8 @@ def third_person(text: str) -> str:
                   lambda m: swaps[m.group(0).lower()], text)
 
 
-def _third(verb: str) -> str:
+def third_verb(verb: str) -> str:
+    """'drink' -> 'drinks', 'teach' -> 'teaches', 'fly' -> 'flies' (the user, in the third person)."""
     verb = verb.lower()
     if verb in ("have", "has"):
         return "has"
@@ -204,10 +205,10 @@ def _present(words: list[str], lead: str, negated: str = "") -> list[Heard]:
         return [Heard("USER.md", "Preferences", f"{_LIKE[verb]} {value}{tail}")]
     kept = [a.lower() for a in adverbs if a.lower() in ("mostly", "usually", "always", "often", "sometimes", "regularly", "never")]
     if negated == "never":
-        return [Heard("USER.md", "Preferences", f"Never {_third(verb)} {value}{tail}")]
+        return [Heard("USER.md", "Preferences", f"Never {third_verb(verb)} {value}{tail}")]
     if negated:
         return [Heard("USER.md", "Preferences", f"Does not {verb} {value}{tail}")]
-    text = " ".join([*kept, _third(verb), value]) + tail
+    text = " ".join([*kept, third_verb(verb), value]) + tail
     return [Heard("USER.md", "Profile", _cap(text))]
 
 

@@ -62,18 +62,6 @@ def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _third(verb: str) -> str:
-    """'drink' -> 'drinks', 'teach' -> 'teaches', 'fly' -> 'flies' (the user, in the third person)."""
-    verb = verb.lower()
-    if verb == "have":
-        return "has"
-    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return verb + "es"
-    if verb.endswith("y") and verb[-2:-1] not in "aeiou":
-        return verb[:-1] + "ies"
-    return verb + "s"
-
-
 def _rule(p: str, file: str, section: str, render: Callable[[re.Match[str]], str], slot: str = "", flags: int = re.I) -> Rule:
     return Rule(re.compile(p, flags), file, section, render, slot)
 
@@ -92,7 +80,7 @@ RULES: list[Rule] = [
     _rule(r"\bI have (?P<x>(?:a|an|one|two|three|four|five|six|\d+) (?:[\w-]+ ){0,2}(?:kid|child|children|son|daughter|cat|dog|pet|sibling|brother|sister|grandchild|grandchildren|grandkid|horse|rabbit|parrot|hamster|garden|car|bike)s?)\b(?! (?:named|called))", "USER.md", "Profile", lambda m: f"Has {_x(m)}"),
     _rule(r"\bI(?:'m| am)(?: now)?(?: happily)? (?P<x>married|engaged|divorced|single|widowed|retired)\b|\bI (?:just |recently )?got (?P<y>married|engaged|divorced)\b", "USER.md", "Profile",
           lambda m: f"Is {(m.group('x') or m.group('y')).lower()}", S.MARITAL),
-    _rule(r"\bI (?:now )?(?P<x>[a-z]+) for a living\b", "USER.md", "Profile", lambda m: f"{_cap(_third(m.group('x')))} for a living", S.JOB),
+    _rule(r"\bI (?:now )?(?P<x>[a-z]+) for a living\b", "USER.md", "Profile", lambda m: f"{_cap(disclose.third_verb(m.group('x')))} for a living", S.JOB),
     _rule(r"\bI(?:'m| am) (?P<x>(?:an? )?(?:[\w-]+ ){0,2}(?:" + _JOBS + r"))s?\b(?P<w> (?:at|in|for|with|on) [^.!?,;]{2,60})?", "USER.md", "Profile",
           lambda m: (f"Is {_x(m)}" if _x(m).lower().startswith(("a ", "an ")) else f"Is a {_x(m)}") + (f" {_x(m, 'w')}" if m.group("w") else ""), S.JOB),
     _rule(r"\bI(?:'m| am|'ve been| have been) (?:now )?(?:an? )?(?P<x>vegetarian|vegan|pescatarian)\b", "USER.md", "Profile", lambda m: f"Is a {_x(m).lower()}", S.DIET),
@@ -100,7 +88,7 @@ RULES: list[Rule] = [
     _rule(r"\b(?:I|we)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:from [^.!?]{2,40}? )?to (?P<x>[^.!?]{2,200})", "USER.md", "Profile", lambda m: f"Lives in {_place(m)}", S.HOME),
     # negations keep their "not"
     _rule(r"\bI (?P<n>don't|do not|never|can't|cannot) (?P<v>eat|drink|smoke|own|drive|watch|use|wear|read|play|have|take|cook|buy|gamble|vape)(?:[.!]?$|(?P<x> [^.!?]{2,200}))", "USER.md", "Preferences",
-          lambda m: f"{_NEGATED.get(m.group('n').lower(), 'Does not ') if m.group('n').lower() != 'never' else 'Never '}{_third(m.group('v')) if m.group('n').lower() == 'never' else m.group('v')}" + (f" {_x(m)}" if m.group("x") else "")),
+          lambda m: f"{_NEGATED.get(m.group('n').lower(), 'Does not ') if m.group('n').lower() != 'never' else 'Never '}{disclose.third_verb(m.group('v')) if m.group('n').lower() == 'never' else m.group('v')}" + (f" {_x(m)}" if m.group("x") else "")),
     _rule(r"^(?:please,? )?(?P<x>(?:stop|quit) (?:using|saying|calling|sending|adding|asking|mentioning) [^.!?]{2,200}|(?:don't|do not) (?:use|say|call|send|add|mention) [^.!?]{2,200})",
           "USER.md", "Instructions", lambda m: _cap(_x(m))),
     _rule(r"\b(?i:(?:please )?call me |(?:everyone|everybody|people|friends|they|most people) calls? me )(?!(?i:back|later|tomorrow|tonight|today|when|if|at|on|in)\b)(?P<x>[A-Z][\w'-]{1,30})\b", "USER.md", "Profile", lambda m: E.name_entry(_x(m)), E.NAME_SLOT, 0),

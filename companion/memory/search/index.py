@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
+from companion.memory.search.sqlite_files import remove_database
 from companion.errors import CompanionError, FrontmatterError, SearchError
 from companion.memory.document import split_frontmatter
 from companion.memory.daylog import day_files, newest_day_files
@@ -135,19 +136,8 @@ class SearchIndex:
     def _discard(self) -> None:
         self._term_counts = {}
         self.generation += 1
-        if self._db is not None:
-            try:
-                self._db.close()
-            except sqlite3.Error:
-                pass
-            self._db = None
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            try:
-                os.remove(str(self.path) + suffix)
-            except FileNotFoundError:
-                pass
-            except OSError as exc:
-                raise SearchError(f"Cannot remove the broken search index {self.path}: {exc.strerror or exc}") from exc
+        db, self._db = self._db, None
+        remove_database(db, self.path, "search index")
 
     def close(self) -> None:
         with self._lock:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import sqlite3
 import threading
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Iterable
 
 import numpy as np
 
+from companion.memory.search.sqlite_files import remove_database
 from companion.errors import SearchError
 
 log = logging.getLogger(__name__)
@@ -132,19 +132,8 @@ class VectorStore:
                 raise SearchError(f"The vector store {self.path} cannot be created ({again}).") from again
 
     def _discard(self) -> None:
-        if self._db is not None:
-            try:
-                self._db.close()
-            except sqlite3.Error:
-                pass
-            self._db = None
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            try:
-                os.remove(str(self.path) + suffix)
-            except FileNotFoundError:
-                pass
-            except OSError as exc:
-                raise SearchError(f"Cannot remove the broken vector store {self.path}: {exc.strerror or exc}") from exc
+        db, self._db = self._db, None
+        remove_database(db, self.path, "vector store")
         self._set(np.zeros(0, np.int64), np.zeros((0, self.dim), np.int8))
 
     def close(self) -> None:
