@@ -162,7 +162,8 @@ def test_fenced_code_is_a_highlighted_block_with_copy_and_long_lines_scroll_insi
     window.resize(900, 700)
     window.show()
     _send(qtbot, window, "code please")
-    card = window.chat.messages()[-1]
+    qtbot.waitUntil(lambda: [m.role for m in window.chat.messages()][-2:] == ["user", "assistant"])
+    card = window.chat.messages()[-1]  # the timeline pages cards in over a few event-loop turns
     blocks = card.code_blocks()
     assert len(blocks) == 1 and isinstance(blocks[0], CodeBlock)
     block = blocks[0]
