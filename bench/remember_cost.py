@@ -11,8 +11,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from companion.agent.memory_requests import MemoryRequests
+from companion.curate.requests.handle import MemoryRequests
 from companion.curate.requests import memory_request
+from companion.memory.history import Actor
 from companion.memory.longterm import LongTermStore
 from companion.memory.setup import ensure_home
 from companion.paths import Home
@@ -37,7 +38,8 @@ def main(argv: list[str]) -> int:
             timings.append(time.perf_counter() - start)
             saved += outcome.changed
             start = time.perf_counter()
-            store.append("MEMORY.md", f"- Plain note {index} (2026-11-30#{index + 1})", "## Facts", actor="chat")
+            # the store's own durable write, below the writer's policy: the baseline the policy's cost is read against
+            store._append("MEMORY.md", f"- Plain note {index} (2026-11-30#{index + 1})", "## Facts", actor=Actor.EDITOR)
             bare.append(time.perf_counter() - start)
     mean, base = statistics.mean(timings), statistics.mean(bare)
     print(f"{count} remember writes, {saved} saved: mean {mean * 1000:.1f} ms, "

@@ -356,16 +356,7 @@ class SearchIndex:
         if floor:
             where.append("fts.rowid >= ?")
             params.append(floor)
-        kind_list = list(kinds or [])
-        if kind_list:
-            where.append(f"i.kind IN ({','.join('?' * len(kind_list))})")
-            params.extend(kind_list)
-        if since:
-            where.append("i.day >= ?")
-            params.append(since)
-        if until:
-            where.append("i.day <= ?")
-            params.append(until)
+        _add_filters(where, params, kinds, since, until)
         if len(where) > 1 + bool(floor):  # filtered: rank every match that passes the filters
             sql = (
                 "SELECT i.kind, i.source, i.locator, i.day, i.text, i.role, i.context, i.cites, i.ref, "
@@ -504,16 +495,7 @@ class SearchIndex:
         keys = list(scores)
         where = [f"i.tkey IN ({','.join('?' * len(keys))})"]
         params: list[Any] = list(keys)
-        kind_list = list(kinds or [])
-        if kind_list:
-            where.append(f"i.kind IN ({','.join('?' * len(kind_list))})")
-            params.extend(kind_list)
-        if since:
-            where.append("i.day >= ?")
-            params.append(since)
-        if until:
-            where.append("i.day <= ?")
-            params.append(until)
+        _add_filters(where, params, kinds, since, until)
         sql = (
             "SELECT i.kind, i.source, i.locator, i.day, i.text, i.role, i.context, i.cites, i.ref, i.tkey, "
             "coalesce(h.count, 0) FROM items i "
@@ -611,3 +593,17 @@ def open_index(home: Home) -> SearchIndex:
         index.close()
         raise
     return index
+
+
+def _add_filters(where: list[str], params: list[Any], kinds: Iterable[str] | None, since: str | None, until: str | None) -> None:
+    """The kind and day-range conditions every search shares, appended to `where` and `params`."""
+    kind_list = list(kinds or [])
+    if kind_list:
+        where.append(f"i.kind IN ({','.join('?' * len(kind_list))})")
+        params.extend(kind_list)
+    if since:
+        where.append("i.day >= ?")
+        params.append(since)
+    if until:
+        where.append("i.day <= ?")
+        params.append(until)
