@@ -20,6 +20,7 @@ from companion.curate.when import around_day, query_time, spell_out, spoken
 from companion.errors import CompanionError, ToolError
 from companion.llm.catalog import EMBEDDERS
 from companion.llm.embed import BuiltinEmbedder, Embedder, load_embedder
+from companion.memory.lexicon import lexicon
 from companion.memory.longterm import LongTermStore
 from companion.memory.search import Hit, RankSettings, SearchIndex, SearchQuery, search
 from companion.memory.search.semantic import SemanticChannel
@@ -271,6 +272,7 @@ class Recall:
             log.exception("Search index start-up scan failed")
         finally:
             self.ready.set()
+        lexicon()  # the Chinese-English dictionary, read now rather than on the first question
         if self._embedder_arg is None or self._stop.is_set():
             self.embedded.set()
             return
