@@ -63,6 +63,7 @@ class RankSettings:
     bridge_per_word: int = 2  # ...for each word, its first renderings the memory holds
     bridge_terms: int = 24  # ...and at most this many in all
     max_recalled: int = 24  # automatic recall shows at most this many snippets, however old the home
+    recall_share: float = 0.1  # ...and only those scoring at least this share of the best one
 
 
 @dataclass
