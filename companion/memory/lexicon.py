@@ -15,7 +15,7 @@ from typing import Iterable
 
 import platformdirs
 
-from companion.memory.lang import CJK
+from companion.memory.lang import CJK, IRREGULAR
 
 log = logging.getLogger(__name__)
 
@@ -151,7 +151,7 @@ class Lexicon:
 
 def _lookup_forms(word: str) -> list[str]:
     """The word and its likely dictionary forms ('allergies' -> 'allergy', 'visited' -> 'visit')."""
-    forms = [word]
+    forms = [word, IRREGULAR[word]] if word in IRREGULAR else [word]
     if word.endswith("'s"):
         forms.append(word[:-2])
     for suffix, keep in (("ies", "y"), ("ied", "y"), ("es", ""), ("s", ""), ("ing", ""), ("ing", "e"), ("ed", ""),

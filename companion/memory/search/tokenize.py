@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from companion.memory.lang import CJK, fold
+from companion.memory.lang import CJK, IRREGULAR, fold
 
 # CJK ideographs, kana and hangul: written without spaces, so they are cut into overlapping pairs.
 _CJK = CJK
@@ -21,26 +21,6 @@ STOPWORDS = frozenset(
 _CJK_STOP = frozenset("的了是我你他她它们在有和就不也都吗呢吧啊么这那个")
 
 
-# irregular English forms, by their base: what was said ("went", "bought") meets what is asked ("go", "buy")
-_IRREGULAR_BASES = {
-    "go": "went gone", "lose": "lost", "buy": "bought", "make": "made", "take": "took taken", "come": "came",
-    "see": "saw seen", "get": "got gotten", "give": "gave given", "find": "found", "tell": "told", "say": "said",
-    "think": "thought", "know": "knew known", "feel": "felt", "leave": "left", "meet": "met", "run": "ran",
-    "begin": "began begun", "write": "wrote written", "eat": "ate eaten", "drive": "drove driven",
-    "fly": "flew flown", "sing": "sang sung", "swim": "swam swum", "win": "won", "teach": "taught",
-    "bring": "brought", "catch": "caught", "build": "built", "send": "sent", "spend": "spent", "hold": "held",
-    "keep": "kept", "sleep": "slept", "hear": "heard", "stand": "stood", "understand": "understood",
-    "sell": "sold", "pay": "paid", "fall": "fell fallen", "break": "broke broken", "choose": "chose chosen",
-    "draw": "drew drawn", "drink": "drank drunk", "forget": "forgot forgotten", "grow": "grew grown",
-    "hide": "hid hidden", "ride": "rode ridden", "rise": "rose risen", "shake": "shook shaken",
-    "speak": "spoke spoken", "steal": "stole stolen", "throw": "threw thrown", "wake": "woke woken",
-    "wear": "wore worn", "become": "became", "mean": "meant", "lead": "led", "lend": "lent", "sit": "sat",
-    "fight": "fought", "bite": "bitten", "blow": "blew blown", "dig": "dug", "feed": "fed", "hang": "hung",
-    "strike": "struck", "swear": "swore sworn", "tear": "tore torn", "bend": "bent", "seek": "sought",
-    "sink": "sank sunk", "shoot": "shot", "shine": "shone", "freeze": "froze frozen", "forgive": "forgave forgiven",
-    "child": "children", "man": "men", "woman": "women", "foot": "feet", "tooth": "teeth", "mouse": "mice",
-}
-IRREGULAR = {form: base for base, forms in _IRREGULAR_BASES.items() for form in forms.split()}
 
 
 def stem(word: str) -> str:
