@@ -50,7 +50,8 @@ class RankSettings:
     typo_terms: int = 2  # near terms added for a query word the index does not know
     common_term_share: float = 0.05  # a query word found in more than this share of items...
     common_term_floor: int = 5000  # ...and in more items than this is dropped when rarer words remain
-    score_cap: int = 3000  # query words in more items than this: only about this many of the newest are ranked
+    fetch_factor: float = 1.5  # word matches read per result wanted (speaker, time and neighbours re-rank them)
+    score_cap: int = 1500  # query words in more items than this: only about this many of the newest are ranked
     lexical: bool = True  # the word channel (off: meaning alone, for measuring)
     semantic: bool = True  # the meaning channel, when an embedder is there
     fusion: str = "weighted"  # "weighted": word score + weight x closeness in meaning | "rrf": by rank
@@ -262,7 +263,7 @@ def _match(index: SearchIndex, terms: list[str], query: SearchQuery, settings: R
         kinds=query.kinds or None,
         since=query.since.isoformat() if query.since else None,
         until=query.until.isoformat() if query.until else None,
-        limit=max(60, query.k * 3),
+        limit=max(60, int(query.k * settings.fetch_factor)),
         exclude=query.exclude,
         score_cap=settings.score_cap,
     )
@@ -300,7 +301,7 @@ def _match_bridged(
         kinds=query.kinds or None,
         since=query.since.isoformat() if query.since else None,
         until=query.until.isoformat() if query.until else None,
-        limit=max(60, query.k * 3),
+        limit=max(60, int(query.k * settings.fetch_factor)),
         exclude=query.exclude,
         score_cap=settings.score_cap,
     )
