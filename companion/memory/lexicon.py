@@ -39,6 +39,10 @@ _FILLER = re.compile(r"\b(?:sb|sth|one's|oneself|somebody|something|someone|sb's
 _LEADING = re.compile(r"^(?:to be |to |a |an |the )", re.I)
 # characters that are grammar, not topic: a question's 了 or 的 never stands for an English word
 _FUNCTION_CHARS = frozenset("的了是我你他她它们在有和就不也都吗呢吧啊么这那个着过地得把被让给对从向跟与及或而但又才只很还再最更哪谁几")
+# how a Chinese question is asked, not what it is about
+QUESTION_WORDS = frozenset(
+    "什么 什么时候 为什么 为何 怎么 怎样 怎么样 如何 哪些 哪个 哪里 哪儿 哪 多少 几 是否 有没有 是不是 吗 呢 时候 曾经".split()
+)
 # English words that are grammar in every sense: never looked up
 _ENGLISH_SKIP = frozenset(
     """a an the and or but if of to in on at by for from with as is are was were be been being am do does did
@@ -116,6 +120,21 @@ class Lexicon:
                     i += size
                     break
         return words
+
+    def content_phrases(self, run: str) -> list[str]:
+        """A run of Chinese without its grammar and question words: the stretches between them."""
+        phrases: list[str] = []
+        current = ""
+        for word in self.segment(run):
+            if word in QUESTION_WORDS or (len(word) == 1 and word in _FUNCTION_CHARS):
+                if current:
+                    phrases.append(current)
+                current = ""
+            else:
+                current += word
+        if current:
+            phrases.append(current)
+        return phrases
 
     def english_words(self, text: str) -> list[list[str]]:
         """English words for each Chinese word in `text` (the words of a question, not of its grammar)."""

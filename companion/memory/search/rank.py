@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Iterable
 
+from companion.memory.lang import CJK
 from companion.memory.lexicon import lexicon
 from companion.memory.search.index import Candidate, SearchIndex
 from companion.memory.search.items import Item
@@ -150,7 +151,7 @@ def search(
 ) -> list[Hit]:
     """The best `query.k` items for the query, most relevant first: words and meaning, fused by rank."""
     settings = settings or RankSettings()
-    terms = query_terms(query.text)
+    terms = search_terms(query.text)
     meaning = semantic is not None and settings.semantic
     if query.k <= 0 or not (terms or meaning) or not (settings.lexical or meaning):
         return []
@@ -268,6 +269,18 @@ def _match(index: SearchIndex, terms: list[str], query: SearchQuery, settings: R
         score_cap=settings.score_cap,
     )
     return candidates, expanded
+
+
+_CJK_RUN = re.compile(f"[{CJK}]+")
+
+
+def search_terms(text: str) -> list[str]:
+    """The query's terms: Chinese is first cut into dictionary words and its grammar and question
+    words ("是什么时候", "的") left out, so their bigrams do not match every other sentence."""
+    words = lexicon()
+    if not words.english:
+        return query_terms(text)
+    return query_terms(_CJK_RUN.sub(lambda m: " " + " ".join(words.content_phrases(m.group(0))) + " ", text))
 
 
 def bridged_terms(text: str) -> list[list[str]]:
