@@ -39,9 +39,10 @@ _FILLER = re.compile(r"\b(?:sb|sth|one's|oneself|somebody|something|someone|sb's
 _LEADING = re.compile(r"^(?:to be |to |a |an |the )", re.I)
 # characters that are grammar, not topic: a question's 了 or 的 never stands for an English word
 _FUNCTION_CHARS = frozenset("的了是我你他她它们在有和就不也都吗呢吧啊么这那个着过地得把被让给对从向跟与及或而但又才只很还再最更哪谁几")
-# how a Chinese question is asked, not what it is about
+# words that phrase a Chinese question or sentence, not what it is about
 QUESTION_WORDS = frozenset(
-    "什么 什么时候 为什么 为何 怎么 怎样 怎么样 如何 哪些 哪个 哪里 哪儿 哪 多少 几 是否 有没有 是不是 吗 呢 时候 曾经".split()
+    "什么 什么时候 为什么 为何 怎么 怎样 怎么样 如何 哪些 哪个 哪里 哪儿 哪 多少 几 是否 有没有 是不是 吗 呢 时候 曾经 "
+    "已经 一直 还是 或者 因为 所以 但是 然后 自己 一些 一个 可以 里 会 要 想 能 说".split()
 )
 # English words that are grammar in every sense: never looked up
 _ENGLISH_SKIP = frozenset(
