@@ -55,6 +55,7 @@ class Agent:
         daylog: DayLog | None = None,
         background: Callable[[], Backend | None] | None = None,
         embedder: Embedder | None | object = AUTO,
+        start_recall: bool = True,
     ) -> None:
         self.home = home
         self.backend = backend
@@ -72,7 +73,7 @@ class Agent:
         self._busy = threading.Lock()
         self._pending_exchange: tuple[Record, Record | None, bool] | None = None
         self.learner = self._make_learner() if self.settings.memory.auto_learn else None
-        self.recall = Recall(home, self.store, embedder=embedder, busy=self._busy.locked)
+        self.recall = Recall(home, self.store, embedder=embedder, busy=self._busy.locked, start=start_recall)
         self.tools.register(MEMORY_SEARCH_TOOL, lambda args: self.recall.tool(args, self.clock().date(), self.count_tokens))
 
     # -- lifecycle -----------------------------------------------------------

@@ -12,7 +12,6 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
-import phonenumbers
 
 from companion.curate.recovery import recovery_phrases
 from companion.memory.lang import HAN
@@ -174,6 +173,8 @@ def _card_ok(candidate: str) -> bool:
 def _phones(text: str) -> list[tuple[int, int]]:
     if not _PHONE_HINT.search(text):
         return []
+    import phonenumbers  # on first use: its tables take a while to load and most texts hold no number
+
     spans: set[tuple[int, int]] = set()
     for region in PHONE_REGIONS:
         for match in phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.VALID):

@@ -39,8 +39,9 @@ from companion.paths import Home
 from companion.settings import Settings
 from companion.ui.chat_view import ChatView
 from companion.ui.composer import Composer
-from companion.ui.extensions import install_extensions
-from companion.ui import forget_everywhere, tool_actions
+from companion.ui.extensions import EXTENSION_MODULES, install_extension
+from companion.ui.first_frame import AfterFirstFrame, Preload, Step
+from companion.ui import code_block, forget_everywhere, tool_actions
 from companion.ui.links import open_folder
 from companion.ui.memory_notices import MemoryNotices
 from companion.ui.memory_pane import MemoryPane
@@ -56,6 +57,7 @@ class MainWindow(QMainWindow):
     settings_changed = Signal()  # settings.toml was saved from the Preferences dialog
     busy_changed = Signal(bool)  # a reply started / ended
     closing = Signal()  # before the model closes at quit: feature modules stop their background work
+    started = Signal()  # the start-up work that waits for the first frame has run (at once without defer)
     model_failed = Signal(str)  # loading the configured model failed (the reason)
 
     def __init__(
@@ -67,13 +69,17 @@ class MainWindow(QMainWindow):
         clock: Callable[[], datetime] = now_local,
         autoload: bool = True,
         extensions: tuple[str, ...] | None = None,
+        defer: bool = False,
     ) -> None:
+        """defer=True (the app): the window's first frame comes first; the search index's start-up, the
+        model, the feature modules and the colours of code follow it, one per event-loop turn (`started`)."""
         super().__init__()
         self.home = home
         self.settings = settings
         self.store = LongTermStore(home, History(home.history, keep=settings.memory.history_keep))
         self.daylog = DayLog(home.days, clock)
-        self.session = ChatSession(home, settings, loader=loader, clock=clock, store=self.store, daylog=self.daylog)
+        self.session = ChatSession(home, settings, loader=loader, clock=clock, store=self.store, daylog=self.daylog,
+                                   start_recall=not defer)
         self.agent = self.session.agent
         self.agent.start()  # SOUL.md `app_start` triggers join the first reply's notes
         self._backend: Backend | None = None
@@ -83,6 +89,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(self.tr("Companion"))
         self.resize(1180, 760)
         self._build_central()
+        self.chat.code_colours_later = defer  # Pygments loads after the first frame
         self._build_status_bar()
         self._build_menus()
         self.notices = MemoryNotices(self.store, self.daylog, self.chat.add_notice, self)
@@ -91,9 +98,26 @@ class MainWindow(QMainWindow):
         self._greet_first_launch()
         self.chat.load_recent()
         self._restore_state()
-        self.installed_extensions = install_extensions(self, extensions)
+        self.installed_extensions: list[str] = []
+        modules = EXTENSION_MODULES if extensions is None else extensions
+        preload = Preload((*modules, *code_block.PYGMENTS))
+        steps = [Step(self.session.start_recall), Step(preload.start)] if defer else []
         if autoload:
-            self.reload_model()
+            steps.append(Step(self.reload_model))
+        steps += [Step(lambda name=name: self._install(name), lambda name=name: preload.ready(name)) for name in modules]
+        steps.append(Step(self._colour_code, lambda: all(preload.ready(name) for name in code_block.PYGMENTS)))
+        self.start_steps = AfterFirstFrame(self.chat.viewport(), steps)
+        self.start_steps.finished.connect(self.started)
+        if not defer:
+            self.start_steps.run_now()
+
+    def _install(self, name: str) -> None:
+        if install_extension(self, name):
+            self.installed_extensions.append(name)
+
+    def _colour_code(self) -> None:
+        self.chat.code_colours_later = False
+        self.chat.colour_code()
 
     # -- public API for feature modules (ui/extensions.py: WindowAPI) ------------
 
@@ -574,6 +598,7 @@ class MainWindow(QMainWindow):
 
     def shutdown(self) -> None:
         """Cancel a reply in progress (what was said is logged), close the model, stop the thread."""
+        self.start_steps.cancel()
         self.memory_pane.close_pane()
         self.notices.close()
         self.closing.emit()  # the sleep job and other background work stop before the model closes
