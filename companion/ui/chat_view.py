@@ -486,6 +486,11 @@ class ChatView(QScrollArea):
         return [w for column in columns for w in column.widgets()
                 if isinstance(w, MessageWidget) and not w.isHidden()]
 
+    def code_languages(self) -> set[str]:
+        """The languages of the code shown plain so far."""
+        return {block.language() for widget in set(self._by_id.values()) for block in widget.code_blocks()
+                if not block.coloured}
+
     def colour_code(self) -> None:
         """Highlight the code of the messages made while `code_colours_later` was on."""
         for widget in set(self._by_id.values()):

@@ -16,7 +16,6 @@ from companion.ui.render import RichView
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^\s`{]*)[^\n]*$")
 HIGHLIGHT_LIMIT = 40_000  # longer code is shown plain (highlighting it on every streamed token would lag)
 LIGHT_STYLE, DARK_STYLE = "default", "monokai"
-PYGMENTS = ("pygments.formatters.html", "pygments.lexers", "pygments.styles")  # what colouring imports
 
 
 @dataclass(frozen=True)
@@ -105,6 +104,24 @@ def highlight_html(code: str, language: str, dark: bool = False) -> tuple[str, s
     formatter = HtmlFormatter(noclasses=True, nowrap=True, style=style)
     body = highlight(code, lexer, formatter).rstrip("\n")
     return f'<pre style="margin:0; color:{foreground}">{body}</pre>', background, foreground
+
+
+def warm_highlighter(languages: set[str]) -> None:
+    """Import Pygments and compile the rules of `languages` and of both styles (slow the first time;
+    pure Python, so a background thread may do it while the window is already up)."""
+    from pygments.formatters import HtmlFormatter  # noqa: F401 (imported for its cost)
+    from pygments.lexers import get_lexer_by_name
+    from pygments.styles import get_style_by_name
+    from pygments.util import ClassNotFound
+
+    for name in (LIGHT_STYLE, DARK_STYLE):
+        get_style_by_name(name)
+    for language in sorted(languages):
+        try:
+            get_lexer_by_name(language)  # a lexer's rules compile when the first one is made
+        except ClassNotFound:
+            continue
+    highlight_html("x = 1", "")
 
 
 class _CodeView(RichView):

@@ -18,28 +18,38 @@ POLL_MS = 10  # a step waiting for its module looks again this often (input is s
 
 
 class Preload:
-    """Imports modules in order on a daemon thread. Python holds its lock on a module while importing
-    it, so the GUI thread importing the same module meanwhile just waits for it: never twice, never half."""
+    """Runs slow pure-Python warm-ups (importing modules, compiling a highlighter's rules) in order on a
+    daemon thread. Python holds its lock on a module while importing it, so the GUI thread importing
+    the same module meanwhile just waits for it: never twice, never half. Tasks touch no widget."""
 
-    def __init__(self, names: tuple[str, ...]) -> None:
-        self.names = names
-        self._done = {name: threading.Event() for name in names}
+    def __init__(self, tasks: dict[str, Callable[[], object]]) -> None:
+        self.tasks = dict(tasks)
+        self._done = {name: threading.Event() for name in tasks}
         self._thread = threading.Thread(target=self._run, name="preload", daemon=True)
+
+    @classmethod
+    def imports(cls, names: tuple[str, ...]) -> "Preload":
+        return cls({name: lambda name=name: importlib.import_module(name) for name in names})
+
+    def add(self, name: str, task: Callable[[], object]) -> None:
+        """One more task (before `start`)."""
+        self.tasks[name] = task
+        self._done[name] = threading.Event()
 
     def start(self) -> None:
         if self._thread.ident is None:
             self._thread.start()
 
     def ready(self, name: str) -> bool:
-        """`name` is imported (or failed to: the step that uses it imports it again and says why)."""
+        """`name` has run (or failed: the step that needs it does the work again and says why)."""
         done = self._done.get(name)
         return done is None or done.is_set()
 
     def _run(self) -> None:
-        for name in self.names:
+        for name, task in self.tasks.items():
             try:
-                importlib.import_module(name)
-            except Exception:  # the GUI thread's own import reports it
+                task()
+            except Exception:  # the GUI thread's own attempt reports it
                 log.debug("preloading %s failed", name, exc_info=True)
             finally:
                 self._done[name].set()

@@ -6,6 +6,7 @@ import base64
 import json
 import logging
 from datetime import datetime
+from functools import partial
 from typing import Callable
 
 from PySide6.QtCore import QByteArray, Qt, Signal
@@ -50,6 +51,7 @@ from companion.ui.worker import ModelController
 
 log = logging.getLogger(__name__)
 MENU_ORDER = ("&File", "&Memory", "&Settings", "&Help")
+CODE_COLOURS = "code colours"  # the preload task that readies Pygments for the code on screen
 
 
 class MainWindow(QMainWindow):
@@ -100,12 +102,12 @@ class MainWindow(QMainWindow):
         self._restore_state()
         self.installed_extensions: list[str] = []
         modules = EXTENSION_MODULES if extensions is None else extensions
-        preload = Preload((*modules, *code_block.PYGMENTS))
-        steps = [Step(self.session.start_recall), Step(preload.start)] if defer else []
+        preload = Preload.imports(modules)
+        steps = [Step(self.session.start_recall), Step(lambda: self._preload(preload))] if defer else []
         if autoload:
             steps.append(Step(self.reload_model))
         steps += [Step(lambda name=name: self._install(name), lambda name=name: preload.ready(name)) for name in modules]
-        steps.append(Step(self._colour_code, lambda: all(preload.ready(name) for name in code_block.PYGMENTS)))
+        steps.append(Step(self._colour_code, lambda: preload.ready(CODE_COLOURS)))
         self.start_steps = AfterFirstFrame(self.chat.viewport(), steps)
         self.start_steps.finished.connect(self.started)
         if not defer:
@@ -114,6 +116,10 @@ class MainWindow(QMainWindow):
     def _install(self, name: str) -> None:
         if install_extension(self, name):
             self.installed_extensions.append(name)
+
+    def _preload(self, preload: Preload) -> None:
+        preload.add(CODE_COLOURS, partial(code_block.warm_highlighter, self.chat.code_languages()))
+        preload.start()
 
     def _colour_code(self) -> None:
         self.chat.code_colours_later = False

@@ -79,13 +79,22 @@ def test_run_now_and_cancel(qtbot) -> None:
 def test_preload_imports_on_a_background_thread() -> None:
     name = "email.mime.multipart"  # a module no test has any reason to import
     sys.modules.pop(name, None)
-    preload = Preload((name, "companion_no_such_module"))
+    preload = Preload.imports((name, "companion_no_such_module"))
     assert not preload.ready(name)
     preload.start()
     preload._thread.join(10)
     assert preload.ready(name) and name in sys.modules
     assert preload.ready("companion_no_such_module")  # failed: the step importing it says why
     assert preload.ready("not preloaded at all")
+
+
+def test_the_highlighter_is_warmed_for_the_languages_on_screen() -> None:
+    from companion.ui.code_block import warm_highlighter
+
+    warm_highlighter({"python", "no-such-language"})
+    from pygments.lexers.python import PythonLexer
+
+    assert "_tokens" in vars(PythonLexer)  # its rules are compiled: the GUI thread's first block is quick
 
 
 @pytest.fixture
@@ -104,6 +113,7 @@ def test_the_app_window_paints_before_recall_the_feature_modules_and_code_colour
         block = window.chat.messages()[-1].code_blocks()[0]
         assert not recall.started and window.installed_extensions == []
         assert not block.coloured and "def f():" in block.view.toPlainText()  # plain, in its block, at once
+        assert window.chat.code_languages() == {"python"}
         with qtbot.waitSignal(window.started, timeout=10_000):
             window.show()
         assert recall.started and window.installed_extensions == ["companion.ui.private_toggle"]
