@@ -45,6 +45,7 @@ from companion.ui.first_frame import AfterFirstFrame, Preload, Step
 from companion.ui import code_block, forget_everywhere, tool_actions
 from companion.ui.links import open_folder
 from companion.ui.memory_notices import MemoryNotices
+from companion.ui.memory_editor import BOTH
 from companion.ui.memory_pane import MemoryPane
 from companion.ui.message_widget import MessageWidget
 from companion.ui.worker import ModelController
@@ -563,6 +564,9 @@ class MainWindow(QMainWindow):
             self.splitter.restoreState(QByteArray(base64.b64decode(data["splitter"])))
             self.memory_pane.setVisible(bool(data.get("pane", True)))
             self.pane_action.setChecked(not self.memory_pane.isHidden())
+            self.memory_pane.set_view(str(data.get("memory_view", BOTH)))
+            if "memory_split" in data:
+                self.memory_pane.restore_split(base64.b64decode(data["memory_split"]))
         except (OSError, ValueError, KeyError, TypeError):
             return
 
@@ -575,6 +579,8 @@ class MainWindow(QMainWindow):
             "geometry": base64.b64encode(bytes(self.saveGeometry().data())).decode("ascii"),
             "splitter": base64.b64encode(bytes(self.splitter.saveState().data())).decode("ascii"),
             "pane": not self.memory_pane.isHidden(),
+            "memory_view": self.memory_pane.view(),  # the text, its reading view beside it, or the view
+            "memory_split": base64.b64encode(self.memory_pane.split_state()).decode("ascii"),
         }
         try:
             atomic_write(self._state_file(), json.dumps(data))
