@@ -14,12 +14,12 @@ from companion.agent.context import ContextBuilder, TurnContext
 from companion.agent.events import (
     Delta, Done, Failed, MemoryNote, Recalled, ToolRan, Trimmed, TurnEvent, TurnStats, UserLogged,
 )
-from companion.agent.privacy import PAUSED_NOTE, Privacy
+from companion.agent.privacy import PAUSED_NOTE, Privacy, paused_notice
 from companion.llm.embed import Embedder
 from companion.agent.recall import AUTO, MEMORY_SEARCH_TOOL, Packed, Recall
 from companion.agent.repetition import RepetitionGuard
 from companion.curate.policy import Actor
-from companion.curate.requests import MemoryRequests, parse_request
+from companion.curate.requests import MemoryRequests, parse_request, speaks_chinese
 from companion.agent.tools import ToolExecutor, tool_message_content
 from companion.agent.triggers import TriggerState, parse_triggers
 from companion.errors import CompanionError, ModelError
@@ -207,7 +207,7 @@ class Agent:
             self.privacy.turns += 1
             if request is not None:
                 notes.append(PAUSED_NOTE)
-                yield MemoryNote("Not saved: memory is paused (\"Don't remember this\" is on).", changed=False)
+                yield MemoryNote(paused_notice(speaks_chinese(self.store, text)), changed=False)
         elif request is not None:
             outcome = self.requests.apply(request, user_record)
             notes.append(outcome.note)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QLocale, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QFontDatabase, QResizeEvent, QTextCursor
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from companion.curate.gate import MemoryWriter, Refused
-from companion.curate.policy import Actor, Decision
+from companion.curate.policy import Actor, Decision, reason_in
 from companion.errors import CompanionError, ConflictError, FrontmatterError
 from companion.memory.document import content_hash, split_frontmatter
 from companion.memory.longterm import LongTermStore
@@ -48,6 +48,11 @@ def split_for_editing(text: str) -> tuple[str, str, str, str]:
     if opening is None or closing is None:
         return "", "", "", text
     return text[: opening.end()], text[opening.end() : closing.start()], text[closing.start() : closing.end()], text[closing.end() :]
+
+
+def _reason(reason: str) -> str:
+    """The write policy's reason in the language the window speaks."""
+    return reason_in(reason, QLocale().language() == QLocale.Language.Chinese)
 
 
 class Banner(QFrame):
@@ -256,7 +261,7 @@ class MemoryEditor(QWidget):
         """The write policy would not store this text (a secret, an instruction to the assistant, a
         repeat): the user's own edit, so the user decides. True: save anyway."""
         box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Save this text?"),
-                          self.tr("Companion would not store this itself: %1.").replace("%1", decision.reason),
+                          self.tr("Companion would not store this itself: %1.").replace("%1", _reason(decision.reason)),
                           QMessageBox.StandardButton.Cancel, self)
         box.setObjectName("refusedSaveDialog")
         box.setInformativeText(self.tr("Everything in %1 goes into every prompt of the model. "
@@ -275,7 +280,7 @@ class MemoryEditor(QWidget):
                 self.writer.write(self.name, text, actor=Actor.EDITOR, expected_sha=self.base_sha)
             except Refused as refused:
                 if not self.confirm_refused(refused.decision):
-                    self.banner.show_message("conflict", self.tr("Not saved: %1.").replace("%1", refused.decision.reason))
+                    self.banner.show_message("conflict", self.tr("Not saved: %1.").replace("%1", _reason(refused.decision.reason)))
                     return False
                 self.writer.write(self.name, text, actor=Actor.EDITOR, expected_sha=self.base_sha, confirmed=True)
         except FrontmatterError as exc:
