@@ -157,3 +157,24 @@ def test_open_window_is_the_apps_start_path(qtbot, code_home) -> None:
         window.shutdown()
     finally:
         runtime.close()
+
+
+def test_the_model_starts_loading_after_the_first_frame(qtbot, code_home) -> None:
+    from companion.llm.scripted import ScriptedBackend
+
+    asked: list[object] = []
+
+    def loader(settings: object) -> ScriptedBackend:
+        asked.append(settings)
+        return ScriptedBackend(["hi"])
+
+    window = MainWindow(code_home, Settings(), loader=loader, extensions=(), defer=True)
+    qtbot.addWidget(window)
+    try:
+        qtbot.wait(100)
+        assert asked == [] and window.backend is None
+        with qtbot.waitSignal(window.backend_changed, check_params_cb=lambda b: b is not None, timeout=10_000):
+            window.show()
+        assert len(asked) == 1
+    finally:
+        window.shutdown()
