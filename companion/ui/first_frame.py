@@ -7,6 +7,7 @@ import importlib
 import logging
 import threading
 from dataclasses import dataclass
+from functools import partial
 from typing import Callable
 
 from PySide6.QtCore import QEvent, QObject, QTimer, Signal
@@ -29,7 +30,7 @@ class Preload:
 
     @classmethod
     def imports(cls, names: tuple[str, ...]) -> "Preload":
-        return cls({name: lambda name=name: importlib.import_module(name) for name in names})
+        return cls({name: partial(importlib.import_module, name) for name in names})
 
     def add(self, name: str, task: Callable[[], object]) -> None:
         """One more task (before `start`)."""
