@@ -1,6 +1,6 @@
 """Desktop app numbers: event-loop stalls while a long reply streams, and a year of history (365 days of
 30 turns): start to window (through the app's own start path, to the newest message painted; then how long
-the work that waits for the first frame takes and the longest it keeps input waiting), find to the first
+the work that waits for the first frame takes, and the longest input waits in the 3 s after it), find to the first
 match, the longest frame while scrolling, resident memory.
 
 Run: QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_ui.py   (--year: only the year of history)
@@ -261,12 +261,18 @@ class FirstPaint(QObject):
 watcher = FirstPaint()
 newest.installEventFilter(watcher)
 
-def started():
-    heartbeat.stop()
-    print(shown_at[0], shown_at[1], time.time() - t0, max(gaps, default=0), flush=True)
-    window.shutdown(); runtime.close(); app.quit()
+ready_at: list[float] = []
 
-window.started.connect(lambda: QTimer.singleShot(0, started))
+def check():
+    # input is watched for the first 3 s after the first frame (or until all has started, if later)
+    if ready_at and time.time() - t0 >= shown_at[0] + 3.0:
+        heartbeat.stop()
+        print(shown_at[0], shown_at[1], ready_at[0], max(gaps, default=0), flush=True)
+        window.shutdown(); runtime.close(); app.quit()
+    else:
+        QTimer.singleShot(50, check)
+
+window.started.connect(lambda: (ready_at.append(time.time() - t0), QTimer.singleShot(0, check)))
 app.exec()
 """
 
@@ -291,7 +297,7 @@ def cold_start(days: int = 365, runs_wanted: int = 3) -> dict[str, float]:
         return {"days": days, "runs": runs_wanted, "best_seconds": round(min(runs), 3),
                 "worst_seconds": round(max(runs), 3), "best_cpu_seconds": round(min(cpu), 3),
                 "worst_cpu_seconds": round(max(cpu), 3), "all_started_best_seconds": round(min(ready), 3),
-                "max_stall_after_first_frame_ms": max(stall), "load_average": round(os.getloadavg()[0], 1)}
+                "max_stall_3s_after_first_frame_ms": max(stall), "load_average": round(os.getloadavg()[0], 1)}
 
 
 if __name__ == "__main__":

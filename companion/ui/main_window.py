@@ -104,11 +104,13 @@ class MainWindow(QMainWindow):
         self.installed_extensions: list[str] = []
         modules = EXTENSION_MODULES if extensions is None else extensions
         preload = Preload.imports(modules)
-        steps = [Step(self.session.start_recall), Step(lambda: self._preload(preload))] if defer else []
+        steps = [Step(lambda: self._preload(preload))] if defer else []
         if autoload:
             steps.append(Step(self.reload_model))
         steps += [Step(lambda name=name: self._install(name), lambda name=name: preload.ready(name)) for name in modules]
         steps.append(Step(self._colour_code, lambda: preload.ready(CODE_COLOURS)))
+        if defer:  # last: its scan and embedder compete for the interpreter (a turn or find starts it earlier)
+            steps.append(Step(self.session.start_recall))
         self.start_steps = AfterFirstFrame(self.chat.viewport(), steps)
         self.start_steps.finished.connect(self.started)
         if not defer:
