@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QLocale, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QFontDatabase, QResizeEvent, QTextCursor
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -22,12 +22,13 @@ from PySide6.QtWidgets import (
 )
 
 from companion.curate.gate import MemoryWriter, Refused
-from companion.curate.policy import Actor, Decision, reason_in
+from companion.curate.policy import Actor, Decision
 from companion.errors import CompanionError, ConflictError, FrontmatterError
 from companion.memory.document import content_hash, split_frontmatter
 from companion.memory.longterm import LongTermStore
 from companion.ui.diff_view import DiffDialog
 from companion.ui.markdown_edit import MarkdownEdit
+from companion.ui.memory_notices import policy_reason
 from companion.ui.reading_view import ReadingView
 
 EDIT, BOTH, READ = "edit", "both", "read"  # what the pane shows: the text, the text and its reading view, the view
@@ -48,11 +49,6 @@ def split_for_editing(text: str) -> tuple[str, str, str, str]:
     if opening is None or closing is None:
         return "", "", "", text
     return text[: opening.end()], text[opening.end() : closing.start()], text[closing.start() : closing.end()], text[closing.end() :]
-
-
-def _reason(reason: str) -> str:
-    """The write policy's reason in the language the window speaks."""
-    return reason_in(reason, QLocale().language() == QLocale.Language.Chinese)
 
 
 class Banner(QFrame):
@@ -261,7 +257,7 @@ class MemoryEditor(QWidget):
         """The write policy would not store this text (a secret, an instruction to the assistant, a
         repeat): the user's own edit, so the user decides. True: save anyway."""
         box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Save this text?"),
-                          self.tr("Companion would not store this itself: %1.").replace("%1", _reason(decision.reason)),
+                          self.tr("Companion would not store this itself: %1.").replace("%1", policy_reason(decision.reason)),
                           QMessageBox.StandardButton.Cancel, self)
         box.setObjectName("refusedSaveDialog")
         box.setInformativeText(self.tr("Everything in %1 goes into every prompt of the model. "
@@ -280,7 +276,7 @@ class MemoryEditor(QWidget):
                 self.writer.write(self.name, text, actor=Actor.EDITOR, expected_sha=self.base_sha)
             except Refused as refused:
                 if not self.confirm_refused(refused.decision):
-                    self.banner.show_message("conflict", self.tr("Not saved: %1.").replace("%1", _reason(refused.decision.reason)))
+                    self.banner.show_message("conflict", self.tr("Not saved: %1.").replace("%1", policy_reason(refused.decision.reason)))
                     return False
                 self.writer.write(self.name, text, actor=Actor.EDITOR, expected_sha=self.base_sha, confirmed=True)
         except FrontmatterError as exc:

@@ -1922,6 +1922,11 @@ You can still read the conversation and edit your memory. Choose another model f
       <source>Undo</source>
       <translation>撤销</translation>
     </message>
+    <message>
+      <location filename="../../companion/ui/connect_assistant.py" line="217" />
+      <source>Not saved: %1.</source>
+      <translation>未保存：%1。</translation>
+    </message>
   </context>
   <context>
     <name>ConnectGlue</name>
