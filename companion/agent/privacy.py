@@ -12,6 +12,13 @@ PAUSED_NOTE = ("Memory is paused (the user turned on \"Don't remember this\"): n
                "saved. Tell the user so if they asked you to remember something.")
 
 
+def paused_notice(chinese: bool) -> str:
+    """What the user sees when a "remember ..." arrives while memory is paused, in their language."""
+    if chinese:
+        return "未保存：记忆已暂停（“不要记住这些”已打开）。"
+    return "Not saved: memory is paused (\"Don't remember this\" is on)."
+
+
 @dataclass
 class Privacy:
     """While `on`, every record of a turn carries `private: true`; learning, tools and memory requests are off.

@@ -245,7 +245,10 @@ class Recall:
         *,
         embedder: Embedder | None | object = AUTO,
         busy: Callable[[], bool] = lambda: False,
+        start: bool = True,
     ) -> None:
+        """start=False: the start-up scan and the embedder wait for `start()` (the app calls it once its
+        window is on screen); a recall asked for before that starts them itself."""
         self.home = home
         self.store = store
         self.index = index or SearchIndex(home)
@@ -264,7 +267,20 @@ class Recall:
         store.subscribe(self._on_memory_change)
         weakref.finalize(self, self._finish, self._stop, self._wake, self.index)
         self._thread = threading.Thread(target=self._startup, name="search-index", daemon=True)
-        self._thread.start()
+        self._started = threading.Lock()
+        if start:
+            self.start()
+
+    @property
+    def started(self) -> bool:
+        """The start-up scan has been started (it may still be running)."""
+        return self._thread.ident is not None
+
+    def start(self) -> None:
+        """Catch up with the memory folder and load the embedder, in the background (once)."""
+        with self._started:
+            if self._thread.ident is None and not self._stop.is_set():
+                self._thread.start()
 
     @staticmethod
     def _finish(stop: threading.Event, wake: threading.Event, index: SearchIndex) -> None:
@@ -414,6 +430,7 @@ class Recall:
 
     def wait_embedded(self, timeout: float | None = None) -> bool:
         """Block until the vectors have caught up (tests, the evaluation harness)."""
+        self.start()
         self.ready.wait(timeout)
         self._wake.set()
         return self.embedded.wait(timeout)
@@ -423,6 +440,7 @@ class Recall:
         self._wake.set()
 
     def _wait(self) -> bool:
+        self.start()
         return self.ready.wait(STARTUP_WAIT_S)
 
     def hits_for(self, text: str, ctx: TurnContext, k: int | None = None, *, history: bool = True) -> list[Hit]:
@@ -517,7 +535,9 @@ class Recall:
         self.store.unsubscribe(self._on_memory_change)
         self._stop.set()
         self._wake.set()
-        if self._thread is not threading.current_thread():
+        with self._started:  # a scan that never started never will
+            started = self._thread.ident is not None
+        if started and self._thread is not threading.current_thread():
             self._thread.join(timeout=10.0)
         for channel in (self.semantic, self._next):
             if channel is not None:

@@ -57,7 +57,10 @@ class ChatSession:
         store: LongTermStore | None = None,
         daylog: DayLog | None = None,
         embedder: Embedder | None | object = AUTO,
+        start_recall: bool = True,
     ) -> None:
+        """start_recall=False: the search index's start-up scan and the embedder wait for `start_recall()`
+        (the app's window is on screen first); a recall asked for earlier starts them."""
         self.home = home
         self.settings = settings
         self.loader = loader or default_loader(home)
@@ -65,7 +68,11 @@ class ChatSession:
         self._shared: SharedBackend | None = None
         self._views: weakref.WeakSet[BackgroundView] = weakref.WeakSet()
         self.agent = Agent(home, None, settings, clock=clock, store=store, daylog=daylog, background=self.background,
-                           embedder=embedder)
+                           embedder=embedder, start_recall=start_recall)
+
+    def start_recall(self) -> None:
+        """Start keeping the search index in step and load the embedder, in the background (once)."""
+        self.agent.recall.start()
 
     def set_private(self, on: bool) -> int:
         """Pause memory for the turns that follow (True) or resume it; returns how many turns stayed private."""

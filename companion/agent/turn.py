@@ -14,12 +14,12 @@ from companion.agent.context import ContextBuilder, TurnContext
 from companion.agent.events import (
     Delta, Done, Failed, MemoryNote, Recalled, ToolRan, Trimmed, TurnEvent, TurnStats, UserLogged,
 )
-from companion.agent.privacy import PAUSED_NOTE, Privacy
+from companion.agent.privacy import PAUSED_NOTE, Privacy, paused_notice
 from companion.llm.embed import Embedder
 from companion.agent.recall import AUTO, MEMORY_SEARCH_TOOL, Packed, Recall, budget_for_speed
 from companion.agent.repetition import RepetitionGuard
 from companion.curate.policy import Actor
-from companion.curate.requests import MemoryRequests, parse_request
+from companion.curate.requests import MemoryRequests, parse_request, speaks_chinese
 from companion.agent.tools import ToolExecutor, tool_message_content
 from companion.agent.triggers import TriggerState, parse_triggers
 from companion.errors import CompanionError, ModelError
@@ -55,6 +55,7 @@ class Agent:
         daylog: DayLog | None = None,
         background: Callable[[], Backend | None] | None = None,
         embedder: Embedder | None | object = AUTO,
+        start_recall: bool = True,
     ) -> None:
         self.home = home
         self.backend = backend
@@ -72,7 +73,7 @@ class Agent:
         self._busy = threading.Lock()
         self._pending_exchange: tuple[Record, Record | None, bool] | None = None
         self.learner = self._make_learner() if self.settings.memory.auto_learn else None
-        self.recall = Recall(home, self.store, embedder=embedder, busy=self._busy.locked)
+        self.recall = Recall(home, self.store, embedder=embedder, busy=self._busy.locked, start=start_recall)
         self.tools.register(MEMORY_SEARCH_TOOL, lambda args: self.recall.tool(args, self.clock().date(), self.count_tokens))
 
     # -- lifecycle -----------------------------------------------------------
@@ -206,7 +207,7 @@ class Agent:
             self.privacy.turns += 1
             if request is not None:
                 notes.append(PAUSED_NOTE)
-                yield MemoryNote("Not saved: memory is paused (\"Don't remember this\" is on).", changed=False)
+                yield MemoryNote(paused_notice(speaks_chinese(self.store, text)), changed=False)
         elif request is not None:
             outcome = self.requests.apply(request, user_record)
             notes.append(outcome.note)

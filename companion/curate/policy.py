@@ -41,7 +41,7 @@ from enum import Enum
 from companion.curate import listen
 from companion.curate.extract import own_words
 from companion.curate.ops import MAX_TEXT, MIN_TEXT
-from companion.curate.sensitive import find_contact, find_sensitive, scan
+from companion.curate.sensitive import find_contact, find_sensitive, label_zh, scan
 from companion.memory import entries as E
 from companion.memory.dedupe import find_duplicate_entry
 from companion.memory.lang import cjk_count
@@ -49,7 +49,7 @@ from companion.memory import sections
 from companion.memory.history import Actor
 from companion.memory.section_names import canonical
 
-__all__ = ["Actor", "Code", "Decision", "Proposal", "asked_for", "approval_reason", "check_block", "check_change",
+__all__ = ["Actor", "Code", "Decision", "Proposal", "Reason", "reason_in", "asked_for", "approval_reason", "check_block", "check_change",
            "check_digest_line", "check_text", "decide", "audit_refusal", "rewrite_refusal", "dropped_share", "grounds_refusal",
            "import_refusal"]
 
@@ -84,6 +84,23 @@ UNCHECKED = frozenset({Actor.RESTORE, Actor.FORGET, Actor.SYSTEM,  # puts back o
                        Actor.SYNC})  # brings in what the user's other computer wrote through this same policy
 MAX_DROP_SHARE = 0.25  # a rewrite that drops more than this share of a file's entries is refused
 MAX_AUDIT_SHARE = 0.5  # the audit keeps what it retires (marked), so it may touch more, not everything
+
+
+class Reason(str):
+    """Why something was refused, in words fit for the user: the English text (what logs, reports and
+    callers compare), carrying its Chinese in `zh` for a Chinese session (`reason_in`)."""
+
+    zh: str
+
+    def __new__(cls, en: str, zh: str = "") -> "Reason":
+        reason = super().__new__(cls, en)
+        reason.zh = zh or en
+        return reason
+
+
+def reason_in(reason: str, chinese: bool) -> str:
+    """`reason` in Chinese when `chinese` and known (a reason read back from a saved report is English only)."""
+    return getattr(reason, "zh", reason) if chinese else str(reason)
 
 
 @dataclass(frozen=True)
@@ -126,8 +143,8 @@ def clean(text: str) -> str:
     return _SPACE.sub(" ", E.entry_text(text.strip())).strip().strip("\"'“”")
 
 
-def _refuse(code: Code, text: str, reason: str, duplicate_of: str = "") -> Decision:
-    return Decision(False, code, text, reason, duplicate_of)
+def _refuse(code: Code, text: str, reason: str, zh: str, duplicate_of: str = "") -> Decision:
+    return Decision(False, code, text, Reason(reason, zh), duplicate_of)
 
 
 def check_text(text: str, actor: Actor) -> Decision:
@@ -135,22 +152,27 @@ def check_text(text: str, actor: Actor) -> Decision:
     text = clean(text)
     kind = find_sensitive(text)
     if kind:
-        return _refuse(Code.SECRET, text, f"it looks like {kind}, and secrets are never stored in memory")
+        return _refuse(Code.SECRET, text, f"it looks like {kind}, and secrets are never stored in memory",
+                       f"看起来像{label_zh(kind)}，记忆里从不保存机密")
     contact = find_contact(text)
     note = ""
     if contact:
         if actor not in EXPLICIT:
-            return _refuse(Code.CONTACT, text, f"it holds {contact}, which is stored only when the user asks explicitly")
+            return _refuse(Code.CONTACT, text, f"it holds {contact}, which is stored only when the user asks explicitly",
+                           f"其中有{label_zh(contact)}，只有用户明确要求时才会保存")
         note = f"Stored {contact} because the user asked explicitly."
     name = E.Entry(text).name
     if listen.injected(text) or (name and listen.name_is_instruction(name)):
-        return _refuse(Code.INJECTION, text, "it reads like an instruction to the assistant, not a fact")
+        return _refuse(Code.INJECTION, text, "it reads like an instruction to the assistant, not a fact",
+                       "读起来像是给助手的指令，而不是事实")
     if listen.hedged(text):
-        return _refuse(Code.HEDGE, text, "it is uncertain; it can be kept with the doubt, e.g. 'Might like opera (unsure)'")
+        return _refuse(Code.HEDGE, text, "it is uncertain; it can be kept with the doubt, e.g. 'Might like opera (unsure)'",
+                       "内容不确定；可以连同疑问一起记下，例如“可能喜欢歌剧（不确定）”")
     if not MIN_TEXT <= text_width(text) <= MAX_TEXT:
-        return _refuse(Code.SHAPE, text, f"an entry must be {MIN_TEXT}-{MAX_TEXT} characters (this is {len(text)})")
+        return _refuse(Code.SHAPE, text, f"an entry must be {MIN_TEXT}-{MAX_TEXT} characters (this is {len(text)})",
+                       f"一条记忆必须是 {MIN_TEXT}-{MAX_TEXT} 个字符（这条是 {len(text)} 个）")
     if len(_LETTERS.findall(E.ID.sub("", text))) < 3:
-        return _refuse(Code.SHAPE, text, "it is not a statement")
+        return _refuse(Code.SHAPE, text, "it is not a statement", "这不是一句陈述")
     return Decision(True, Code.OK, text, note=note)
 
 
@@ -161,11 +183,13 @@ def check_digest_line(text: str) -> Decision:
     found = scan(text)  # one pass of the detector: a digest has many lines
     secret = next((f for f in found if f.is_secret), None)
     if secret is not None:
-        return _refuse(Code.SECRET, text, f"it looks like {secret.label}, and secrets are never written to a digest")
+        return _refuse(Code.SECRET, text, f"it looks like {secret.label}, and secrets are never written to a digest",
+                       f"看起来像{label_zh(secret.label)}，摘要里从不写入机密")
     if found:
-        return _refuse(Code.CONTACT, text, f"it holds {found[0].label}")
+        return _refuse(Code.CONTACT, text, f"it holds {found[0].label}", f"其中有{label_zh(found[0].label)}")
     if listen.injected(text) or listen.paste_start(text) == 0:
-        return _refuse(Code.INJECTION, text, "it reads like an instruction to the assistant or pasted material")
+        return _refuse(Code.INJECTION, text, "it reads like an instruction to the assistant or pasted material",
+                       "读起来像是给助手的指令或粘贴的内容")
     return Decision(True, Code.OK, text)
 
 
@@ -183,15 +207,19 @@ def decide(proposal: Proposal, existing: Mapping[str, str] | None = None) -> Dec
     text = decision.text
     if _standing(proposal):
         if proposal.actor in INFERRED and proposal.grounds is None:
-            return _refuse(Code.PERSONA, text, "the persona and standing instructions change only when the user asks directly")
+            return _refuse(Code.PERSONA, text, "the persona and standing instructions change only when the user asks directly",
+                           "人设和长期指示只在用户直接要求时才会改变")
         if proposal.grounds is not None and not listen.direct_request(proposal.grounds):
-            return _refuse(Code.PERSONA, text, "it comes from pasted or quoted text, not from the user's own request")
+            return _refuse(Code.PERSONA, text, "it comes from pasted or quoted text, not from the user's own request",
+                           "它来自粘贴或引用的文字，而不是用户自己的要求")
         if proposal.file == "SOUL.md" and proposal.actor in INFERRED and not asked_for(proposal.grounds or "", "persona"):
-            return _refuse(Code.PERSONA, text, "SOUL.md changes only when the user asks for a different persona")
+            return _refuse(Code.PERSONA, text, "SOUL.md changes only when the user asks for a different persona",
+                           "只有用户要求换一个人设时，SOUL.md 才会改变")
     for file in _places(proposal.file):
         line = find_duplicate_entry(text, (existing or {}).get(file, ""))
         if line is not None:
-            return _refuse(Code.DUPLICATE, text, f"already in {file}: {E.entry_text(line)}", line)
+            return _refuse(Code.DUPLICATE, text, f"already in {file}: {E.entry_text(line)}",
+                           f"已在 {file} 中：{E.entry_text(line)}", line)
     return decision
 
 
@@ -296,7 +324,8 @@ def import_refusal(text: str) -> Decision | None:
     or a line that is an instruction to the assistant. Imported notes keep their wording otherwise."""
     kind = find_sensitive(text)
     if kind:
-        return _refuse(Code.SECRET, clean(text), f"it looks like {kind}, and secrets are never stored in memory")
+        return _refuse(Code.SECRET, clean(text), f"it looks like {kind}, and secrets are never stored in memory",
+                       f"看起来像{label_zh(kind)}，记忆里从不保存机密")
     for line in text.splitlines():
         if line.strip():
             decision = check_text(line.lstrip("#").strip() if line.lstrip().startswith("#") else line, Actor.IMPORT)
@@ -330,7 +359,8 @@ def rewrite_refusal(old_body: str, new_body: str) -> str | None:
     """Why a change drops too many entries, or None. One replaced entry is always fine."""
     lost, total = dropped_share(old_body, new_body)
     if lost > 1 and lost > total * MAX_DROP_SHARE:
-        return f"would drop {lost} of {total} entries (more than a quarter); refused to protect the file"
+        return Reason(f"would drop {lost} of {total} entries (more than a quarter); refused to protect the file",
+                      f"会删掉 {total} 条中的 {lost} 条（超过四分之一）；为保护文件而拒绝")
     return None
 
 

@@ -12,7 +12,6 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
-import phonenumbers
 
 from companion.curate.recovery import recovery_phrases
 from companion.memory.lang import HAN
@@ -30,6 +29,22 @@ LABELS = {
     "address": "a street address",
     "id": "an ID or passport number",
 }
+LABELS_ZH = {
+    "secret": "密码、密钥或令牌",
+    "recovery": "钱包助记词",
+    "card": "银行卡号",
+    "iban": "IBAN 账号",
+    "ssn": "社会保障号码",
+    "email": "电子邮件地址",
+    "phone": "电话号码",
+    "address": "街道地址",
+    "id": "身份证或护照号码",
+}
+
+
+def label_zh(label: str) -> str:
+    """The Chinese of a kind's label ("a card number" -> "银行卡号"); an unknown label comes back as it is."""
+    return next((LABELS_ZH[kind] for kind, text in LABELS.items() if text == label), label)
 
 
 @dataclass(frozen=True)
@@ -174,6 +189,8 @@ def _card_ok(candidate: str) -> bool:
 def _phones(text: str) -> list[tuple[int, int]]:
     if not _PHONE_HINT.search(text):
         return []
+    import phonenumbers  # on first use: its tables take a while to load and most texts hold no number
+
     spans: set[tuple[int, int]] = set()
     for region in PHONE_REGIONS:
         for match in phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.VALID):

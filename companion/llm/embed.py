@@ -7,12 +7,13 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, Sequence
-
-import numpy as np
+from typing import Any, Protocol, Sequence, TYPE_CHECKING
 
 from companion.errors import ModelError
 from companion.llm.catalog import EMBEDDERS, EmbedderModel
+
+if TYPE_CHECKING:  # numpy is imported where it is used: opening the app does not wait for it
+    import numpy as np
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +38,7 @@ class Embedder(Protocol):
 
 
 def _normalised(vectors: np.ndarray) -> np.ndarray:
+    import numpy as np
     vectors = np.asarray(vectors, dtype=np.float32)
     if vectors.ndim == 1:
         vectors = vectors[None, :]
@@ -75,6 +77,7 @@ class BuiltinEmbedder:
             raise ModelError(f"The built-in embedder cannot load its weights ({exc}). Reinstall Companion.") from exc
 
     def passages(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
         if not texts:
             return np.zeros((0, self.dim), np.float32)
         with self._lock:
@@ -116,11 +119,13 @@ class LlamaEmbedder:
         self.dim = int(self._llama.n_embd())
 
     def _embed(self, texts: list[str]) -> np.ndarray:
+        import numpy as np
         with self._lock:
             out = self._llama.embed(texts, normalize=True, truncate=True)
         return _normalised(np.asarray(out, dtype=np.float32))
 
     def passages(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
         if not texts:
             return np.zeros((0, self.dim), np.float32)
         return self._embed([self.spec.passage_prefix + _clip(t) for t in texts])

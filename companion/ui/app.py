@@ -8,7 +8,7 @@ import logging
 import signal
 import sys
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTimer, QTranslator
 from PySide6.QtGui import QIcon
@@ -16,7 +16,10 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from companion.errors import AlreadyRunningError, CompanionError
 from companion.paths import Home, resources_dir
-from companion.runtime import open_home
+from companion.runtime import Runtime, open_home
+
+if TYPE_CHECKING:
+    from companion.ui.main_window import MainWindow
 
 log = logging.getLogger(__name__)
 CRASH_LOG = "crash.log"
@@ -108,14 +111,12 @@ def run(args: argparse.Namespace) -> int:
     except CompanionError as exc:
         QMessageBox.critical(None, app.translate("App", "Companion cannot start"), str(exc))
         return 1
-    from companion.ui.main_window import MainWindow
     from companion.ui.startup_checks import check_at_start
 
     previous_crash, crash_handle = start_crash_log(runtime.home)
     termination = TerminationSignals(app)
     try:
-        window = MainWindow(runtime.home, runtime.settings)
-        window.show()
+        window = open_window(runtime)
         termination.attach(window)
         check_at_start(window, window.store, window.memory_pane.open_file)
         if previous_crash:
@@ -125,6 +126,16 @@ def run(args: argparse.Namespace) -> int:
         termination.stop()
         stop_crash_log(runtime.home, crash_handle)
         runtime.close()
+
+
+def open_window(runtime: Runtime, *, autoload: bool = True) -> "MainWindow":
+    """The main window as the app opens it, on screen: its first frame (the newest messages) comes
+    before the model, the search index's start-up, the feature modules and the colours of code."""
+    from companion.ui.main_window import MainWindow
+
+    window = MainWindow(runtime.home, runtime.settings, autoload=autoload, defer=True)
+    window.show()
+    return window
 
 
 class TerminationSignals:

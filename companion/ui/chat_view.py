@@ -127,6 +127,7 @@ class ChatView(QScrollArea):
         self._found: MessageWidget | None = None
         self._editable: MessageWidget | None = None
         self.created = 0  # message widgets made so far (the window keeps the live number bounded)
+        self.code_colours_later = False  # code from the day logs is coloured once painted (the app's first frame)
         bar = self.verticalScrollBar()
         bar.valueChanged.connect(self._scrolled)
         bar.rangeChanged.connect(self._range_changed)
@@ -340,7 +341,7 @@ class ChatView(QScrollArea):
         return label
 
     def _make(self, record: Record) -> MessageWidget:
-        widget = MessageWidget.from_record(record)
+        widget = MessageWidget.from_record(record, code_colours_later=self.code_colours_later)
         self._wire(widget)
         self._by_id[record.id] = widget
         return widget
@@ -484,6 +485,16 @@ class ChatView(QScrollArea):
             columns.append(self._live)
         return [w for column in columns for w in column.widgets()
                 if isinstance(w, MessageWidget) and not w.isHidden()]
+
+    def code_languages(self) -> set[str]:
+        """The languages of the code shown plain so far."""
+        return {block.language() for widget in set(self._by_id.values()) for block in widget.code_blocks()
+                if not block.coloured}
+
+    def colour_code(self) -> None:
+        """Highlight the code of the messages made while `code_colours_later` was on."""
+        for widget in set(self._by_id.values()):
+            widget.colour_code()
 
     def message(self, record_id: str) -> MessageWidget | None:
         return self._by_id.get(record_id)

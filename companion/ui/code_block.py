@@ -73,8 +73,21 @@ def _style_name(dark: bool) -> str:
     return DARK_STYLE if dark else LIGHT_STYLE
 
 
+def _colours(dark: bool) -> tuple[str, str]:
+    """Background and text colour of a code block (the Pygments styles' own backgrounds)."""
+    return ("#272822", "#f8f8f2") if dark else ("#f8f8f8", "#1a1a1a")
+
+
+def plain_html(code: str, dark: bool = False) -> tuple[str, str, str]:
+    """(HTML, background colour, text colour) of `code` without colours, Pygments not needed."""
+    background, foreground = _colours(dark)
+    return f'<pre style="margin:0; color:{foreground}">{html.escape(code)}</pre>', background, foreground
+
+
 def highlight_html(code: str, language: str, dark: bool = False) -> tuple[str, str, str]:
     """(HTML, background colour, text colour) of `code`: Pygments spans with inline styles, all text escaped."""
+    if len(code) > HIGHLIGHT_LIMIT:
+        return plain_html(code, dark)
     from pygments import highlight
     from pygments.formatters import HtmlFormatter
     from pygments.lexers import TextLexer, get_lexer_by_name
@@ -82,18 +95,33 @@ def highlight_html(code: str, language: str, dark: bool = False) -> tuple[str, s
     from pygments.util import ClassNotFound
 
     style = get_style_by_name(_style_name(dark))
-    background = style.background_color or ("#272822" if dark else "#f8f8f8")
-    foreground = "#f8f8f2" if dark else "#1a1a1a"
-    if len(code) > HIGHLIGHT_LIMIT:
-        body = html.escape(code)
-    else:
-        try:
-            lexer = get_lexer_by_name(language) if language else TextLexer()
-        except ClassNotFound:
-            lexer = TextLexer()
-        formatter = HtmlFormatter(noclasses=True, nowrap=True, style=style)
-        body = highlight(code, lexer, formatter).rstrip("\n")
+    fallback, foreground = _colours(dark)
+    background = style.background_color or fallback
+    try:
+        lexer = get_lexer_by_name(language) if language else TextLexer()
+    except ClassNotFound:
+        lexer = TextLexer()
+    formatter = HtmlFormatter(noclasses=True, nowrap=True, style=style)
+    body = highlight(code, lexer, formatter).rstrip("\n")
     return f'<pre style="margin:0; color:{foreground}">{body}</pre>', background, foreground
+
+
+def warm_highlighter(languages: set[str]) -> None:
+    """Import Pygments and compile the rules of `languages` and of both styles (slow the first time;
+    pure Python, so a background thread may do it while the window is already up)."""
+    from pygments.formatters import HtmlFormatter  # noqa: F401 (imported for its cost)
+    from pygments.lexers import get_lexer_by_name
+    from pygments.styles import get_style_by_name
+    from pygments.util import ClassNotFound
+
+    for name in (LIGHT_STYLE, DARK_STYLE):
+        get_style_by_name(name)
+    for language in sorted(languages):
+        try:
+            get_lexer_by_name(language)  # a lexer's rules compile when the first one is made
+        except ClassNotFound:
+            continue
+    highlight_html("x = 1", "")
 
 
 class _CodeView(RichView):
@@ -132,15 +160,20 @@ class _CodeView(RichView):
 
 
 class CodeBlock(QFrame):
-    """One fenced code block: the language, a Copy button, the highlighted code."""
+    """One fenced code block: the language, a Copy button, the highlighted code.
+
+    colour_later=True: shown plain until `colour()` (the app's first frame does not wait for Pygments)."""
 
     copied = Signal(str)
 
-    def __init__(self, code: str = "", language: str = "", parent: QWidget | None = None) -> None:
+    def __init__(self, code: str = "", language: str = "", parent: QWidget | None = None, *,
+                 colour_later: bool = False) -> None:
         super().__init__(parent)
         self.setObjectName("codeBlock")
         self._code = ""
         self._language = ""
+        self.coloured = False
+        self._colour_later = colour_later
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -176,7 +209,8 @@ class CodeBlock(QFrame):
         self._code, self._language = code, language
         self.language_label.setText(language or self.tr("code"))
         dark = self.palette().color(QPalette.ColorRole.Window).lightness() < 128
-        markup, background, foreground = highlight_html(code, language, dark)
+        self.coloured = not self._colour_later
+        markup, background, foreground = highlight_html(code, language, dark) if self.coloured else plain_html(code, dark)
         self.setStyleSheet(f"#codeBlock {{ background: {background}; border-radius: 6px; }}"
                            f"#codeBlock QLabel {{ color: {foreground}; }}"
                            f"#codeBlock QToolButton {{ color: {foreground}; }}"
@@ -184,6 +218,13 @@ class CodeBlock(QFrame):
         self.view.set_html(markup)
         self.view.moveCursor(QTextCursor.MoveOperation.Start)  # from the first line and column
         self.view.fit()
+
+    def colour(self) -> None:
+        """Highlight a block shown plain so far (and everything it shows from now on)."""
+        self._colour_later = False
+        if not self.coloured:
+            code, self._code = self._code, ""
+            self.set_code(code, self._language)
 
     def copy(self) -> None:
         QGuiApplication.clipboard().setText(self._code)

@@ -18,6 +18,7 @@ from companion.curate.gate import MemoryWriter
 from companion.curate.proposals import Pending, ProposalQueue
 from companion.memory import entries as E
 from companion.errors import CompanionError
+from companion.ui.memory_notices import policy_reason
 from companion.settings import save_settings
 
 if TYPE_CHECKING:
@@ -212,7 +213,10 @@ class ProposalsDialog(QDialog):
             else:
                 self.queue.undo(proposal_id, MemoryWriter(self.window_.store))
         except CompanionError as exc:
-            QMessageBox.warning(self, self.tr("Proposed memories"), str(exc))
+            refused = getattr(exc.__cause__, "decision", None)  # the write policy said no: its reason, translated
+            text = (self.tr("Not saved: %1.").replace("%1", policy_reason(refused.reason)) if refused is not None
+                    else str(exc))
+            QMessageBox.warning(self, self.tr("Proposed memories"), text)
         self.refresh()
 
 

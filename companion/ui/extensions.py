@@ -72,15 +72,17 @@ class WindowAPI(Protocol):
         ...
 
 
+def install_extension(window: WindowAPI, name: str) -> bool:
+    """Import and install one module; a failing one is logged and skipped (False)."""
+    try:
+        module = importlib.import_module(name)
+        module.install(window)
+    except Exception:  # one broken feature must not keep the app from opening
+        log.exception("UI extension %s could not be installed; skipped", name)
+        return False
+    return True
+
+
 def install_extensions(window: WindowAPI, modules: tuple[str, ...] | None = None) -> list[str]:
     """Import and install each module; a failing one is logged and skipped. Returns those installed."""
-    installed: list[str] = []
-    for name in EXTENSION_MODULES if modules is None else modules:
-        try:
-            module = importlib.import_module(name)
-            module.install(window)
-        except Exception:  # one broken feature must not keep the app from opening
-            log.exception("UI extension %s could not be installed; skipped", name)
-            continue
-        installed.append(name)
-    return installed
+    return [name for name in (EXTENSION_MODULES if modules is None else modules) if install_extension(window, name)]

@@ -6,6 +6,7 @@ import base64
 import json
 import logging
 from datetime import datetime
+from functools import partial
 from typing import Callable
 
 from PySide6.QtCore import QByteArray, Qt, Signal
@@ -39,16 +40,19 @@ from companion.paths import Home
 from companion.settings import Settings
 from companion.ui.chat_view import ChatView
 from companion.ui.composer import Composer
-from companion.ui.extensions import install_extensions
-from companion.ui import forget_everywhere, tool_actions
+from companion.ui.extensions import EXTENSION_MODULES, install_extension
+from companion.ui.first_frame import AfterFirstFrame, Preload, Step
+from companion.ui import code_block, forget_everywhere, tool_actions
 from companion.ui.links import open_folder
 from companion.ui.memory_notices import MemoryNotices
+from companion.ui.memory_editor import BOTH
 from companion.ui.memory_pane import MemoryPane
 from companion.ui.message_widget import MessageWidget
 from companion.ui.worker import ModelController
 
 log = logging.getLogger(__name__)
 MENU_ORDER = ("&File", "&Memory", "&Settings", "&Help")
+CODE_COLOURS = "code colours"  # the preload task that readies Pygments for the code on screen
 
 
 class MainWindow(QMainWindow):
@@ -56,6 +60,7 @@ class MainWindow(QMainWindow):
     settings_changed = Signal()  # settings.toml was saved from the Preferences dialog
     busy_changed = Signal(bool)  # a reply started / ended
     closing = Signal()  # before the model closes at quit: feature modules stop their background work
+    started = Signal()  # the start-up work that waits for the first frame has run (at once without defer)
     model_failed = Signal(str)  # loading the configured model failed (the reason)
 
     def __init__(
@@ -67,13 +72,17 @@ class MainWindow(QMainWindow):
         clock: Callable[[], datetime] = now_local,
         autoload: bool = True,
         extensions: tuple[str, ...] | None = None,
+        defer: bool = False,
     ) -> None:
+        """defer=True (the app): the window's first frame comes first; the search index's start-up, the
+        model, the feature modules and the colours of code follow it, one per event-loop turn (`started`)."""
         super().__init__()
         self.home = home
         self.settings = settings
         self.store = LongTermStore(home, History(home.history, keep=settings.memory.history_keep))
         self.daylog = DayLog(home.days, clock)
-        self.session = ChatSession(home, settings, loader=loader, clock=clock, store=self.store, daylog=self.daylog)
+        self.session = ChatSession(home, settings, loader=loader, clock=clock, store=self.store, daylog=self.daylog,
+                                   start_recall=not defer)
         self.agent = self.session.agent
         self.agent.start()  # SOUL.md `app_start` triggers join the first reply's notes
         self._backend: Backend | None = None
@@ -83,6 +92,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(self.tr("Companion"))
         self.resize(1180, 760)
         self._build_central()
+        self.chat.code_colours_later = defer  # Pygments loads after the first frame
         self._build_status_bar()
         self._build_menus()
         self.notices = MemoryNotices(self.store, self.daylog, self.chat.add_notice, self)
@@ -91,9 +101,32 @@ class MainWindow(QMainWindow):
         self._greet_first_launch()
         self.chat.load_recent()
         self._restore_state()
-        self.installed_extensions = install_extensions(self, extensions)
+        self.installed_extensions: list[str] = []
+        modules = EXTENSION_MODULES if extensions is None else extensions
+        preload = Preload.imports(modules)
+        steps = [Step(lambda: self._preload(preload))] if defer else []
         if autoload:
-            self.reload_model()
+            steps.append(Step(self.reload_model))
+        steps += [Step(lambda name=name: self._install(name), lambda name=name: preload.ready(name)) for name in modules]
+        steps.append(Step(self._colour_code, lambda: preload.ready(CODE_COLOURS)))
+        if defer:  # last: its scan and embedder compete for the interpreter (a turn or find starts it earlier)
+            steps.append(Step(self.session.start_recall))
+        self.start_steps = AfterFirstFrame(self.chat.viewport(), steps)
+        self.start_steps.finished.connect(self.started)
+        if not defer:
+            self.start_steps.run_now()
+
+    def _install(self, name: str) -> None:
+        if install_extension(self, name):
+            self.installed_extensions.append(name)
+
+    def _preload(self, preload: Preload) -> None:
+        preload.add(CODE_COLOURS, partial(code_block.warm_highlighter, self.chat.code_languages()))
+        preload.start()
+
+    def _colour_code(self) -> None:
+        self.chat.code_colours_later = False
+        self.chat.colour_code()
 
     # -- public API for feature modules (ui/extensions.py: WindowAPI) ------------
 
@@ -533,6 +566,9 @@ class MainWindow(QMainWindow):
             self.splitter.restoreState(QByteArray(base64.b64decode(data["splitter"])))
             self.memory_pane.setVisible(bool(data.get("pane", True)))
             self.pane_action.setChecked(not self.memory_pane.isHidden())
+            self.memory_pane.set_view(str(data.get("memory_view", BOTH)))
+            if "memory_split" in data:
+                self.memory_pane.restore_split(base64.b64decode(data["memory_split"]))
         except (OSError, ValueError, KeyError, TypeError):
             return
 
@@ -545,6 +581,8 @@ class MainWindow(QMainWindow):
             "geometry": base64.b64encode(bytes(self.saveGeometry().data())).decode("ascii"),
             "splitter": base64.b64encode(bytes(self.splitter.saveState().data())).decode("ascii"),
             "pane": not self.memory_pane.isHidden(),
+            "memory_view": self.memory_pane.view(),  # the text, its reading view beside it, or the view
+            "memory_split": base64.b64encode(self.memory_pane.split_state()).decode("ascii"),
         }
         try:
             atomic_write(self._state_file(), json.dumps(data))
@@ -574,6 +612,7 @@ class MainWindow(QMainWindow):
 
     def shutdown(self) -> None:
         """Cancel a reply in progress (what was said is logged), close the model, stop the thread."""
+        self.start_steps.cancel()
         self.memory_pane.close_pane()
         self.notices.close()
         self.closing.emit()  # the sleep job and other background work stop before the model closes

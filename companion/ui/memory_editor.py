@@ -1,19 +1,21 @@
-"""Edit one long-term file: the body up front, frontmatter folded away, preview, save by compare-and-swap."""
+"""Edit one long-term file: the body up front, frontmatter folded away, its reading view beside it, save by
+compare-and-swap."""
 
 from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QFontDatabase, QTextCursor
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QFont, QFontDatabase, QResizeEvent, QTextCursor
 from PySide6.QtWidgets import (
+    QButtonGroup,
     QFrame,
     QHBoxLayout,
     QLabel,
     QMessageBox,
     QPlainTextEdit,
     QPushButton,
-    QStackedWidget,
+    QSplitter,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -25,8 +27,14 @@ from companion.errors import CompanionError, ConflictError, FrontmatterError
 from companion.memory.document import content_hash, split_frontmatter
 from companion.memory.longterm import LongTermStore
 from companion.ui.diff_view import DiffDialog
-from companion.ui.markdown_edit import MarkdownEdit, preview_markdown
-from companion.ui.render import RichView
+from companion.ui.markdown_edit import MarkdownEdit
+from companion.ui.memory_notices import policy_reason
+from companion.ui.reading_view import ReadingView
+
+EDIT, BOTH, READ = "edit", "both", "read"  # what the pane shows: the text, the text and its reading view, the view
+VIEWS = (EDIT, BOTH, READ)
+RENDER_MS = 150  # the reading view follows typing after this pause
+SIDE_BY_SIDE_MIN = 540  # a narrower pane shows the reading view below the text instead of beside it
 
 _OPEN = re.compile(r"\A---[ \t]*\n")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.MULTILINE)
@@ -80,6 +88,7 @@ class MemoryEditor(QWidget):
     saved = Signal(str)
     history_requested = Signal(str)
     citation_clicked = Signal(str)  # a record id such as 2026-11-29#17
+    view_chosen = Signal(str)  # the user picked EDIT, BOTH or READ
 
     def __init__(self, store: LongTermStore, name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -97,21 +106,30 @@ class MemoryEditor(QWidget):
         self.banner = Banner()
         layout.addWidget(self.banner)
         layout.addWidget(self._front_matter())
-        self.stack = QStackedWidget()
+        self.split = QSplitter(Qt.Orientation.Horizontal)
+        self.split.setObjectName("memorySplit")
+        self.split.setChildrenCollapsible(False)
         self.editor = MarkdownEdit()
         self.editor.setObjectName("memoryEditor")
         self.highlighter = self.editor.highlighter
         self.editor.textChanged.connect(self._text_changed)
         self.editor.citation_clicked.connect(self.citation_clicked)
-        self.preview = RichView()  # citations open the day log; other links go through open_link
-        self.preview.setObjectName("memoryPreview")
+        self.preview = ReadingView()  # citations open the day log; other links go through open_link
         self.preview.record_clicked.connect(self.citation_clicked)
         self.preview.entry_clicked.connect(self.edit_entry)
-        self.stack.addWidget(self.editor)
-        self.stack.addWidget(self.preview)
-        layout.addWidget(self.stack, 1)
+        self.split.addWidget(self.editor)
+        self.split.addWidget(self.preview)
+        layout.addWidget(self.split, 1)
+        self._render_timer = QTimer(self)
+        self._render_timer.setSingleShot(True)
+        self._render_timer.setInterval(RENDER_MS)
+        self._render_timer.timeout.connect(self._refresh_preview)
+        self.editor.textChanged.connect(self._render_timer.start)
+        self.editor.cursorPositionChanged.connect(self._follow_cursor)
+        self.editor.verticalScrollBar().valueChanged.connect(self._follow_scroll)
+        self._view = BOTH
         self.load()
-        self.set_preview(True)  # the file opens rendered; Edit shows the text as it is on disk
+        self.set_view(BOTH)  # the text and, beside it, the file rendered
 
     def _front_matter(self) -> QWidget:
         """The YAML block (SOUL.md's triggers, schema_version) behind a disclosure, closed by default."""
@@ -153,18 +171,29 @@ class MemoryEditor(QWidget):
         self.save_button = QPushButton(self.tr("Save"))
         self.save_button.setToolTip(self.tr("Save (Ctrl+S)"))
         self.save_button.clicked.connect(self.save)
-        self.preview_button = QToolButton()
-        self.preview_button.setText(self.tr("Reading view"))
-        self.preview_button.setToolTip(self.tr("The file rendered, entries and citations as links; off: edit the text"))
-        self.preview_button.setCheckable(True)
-        self.preview_button.toggled.connect(self.set_preview)
+        self.view_group = QButtonGroup(self)
+        self.view_buttons: dict[str, QToolButton] = {}
+        for view, text, tip in (
+            (EDIT, self.tr("Edit"), self.tr("The text only")),
+            (BOTH, self.tr("Both"), self.tr("The text and, beside it, the file rendered: entries and citations as links")),
+            (READ, self.tr("Read"), self.tr("The file rendered only: entries and citations as links")),
+        ):
+            button = QToolButton()
+            button.setObjectName(f"view_{view}")
+            button.setText(text)
+            button.setToolTip(tip)
+            button.setCheckable(True)
+            button.clicked.connect(lambda _checked=False, v=view: self._choose(v))
+            self.view_group.addButton(button)
+            self.view_buttons[view] = button
         self.history_button = QToolButton()
         self.history_button.setText(self.tr("History…"))
         self.history_button.clicked.connect(lambda: self.history_requested.emit(self.name))
         self.state = QLabel()
         self.state.setObjectName("editorState")
         bar.addWidget(self.save_button)
-        bar.addWidget(self.preview_button)
+        for button in self.view_buttons.values():
+            bar.addWidget(button)
         bar.addWidget(self.history_button)
         bar.addStretch(1)
         bar.addWidget(self.state)
@@ -228,7 +257,7 @@ class MemoryEditor(QWidget):
         """The write policy would not store this text (a secret, an instruction to the assistant, a
         repeat): the user's own edit, so the user decides. True: save anyway."""
         box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Save this text?"),
-                          self.tr("Companion would not store this itself: %1.").replace("%1", decision.reason),
+                          self.tr("Companion would not store this itself: %1.").replace("%1", policy_reason(decision.reason)),
                           QMessageBox.StandardButton.Cancel, self)
         box.setObjectName("refusedSaveDialog")
         box.setInformativeText(self.tr("Everything in %1 goes into every prompt of the model. "
@@ -247,7 +276,7 @@ class MemoryEditor(QWidget):
                 self.writer.write(self.name, text, actor=Actor.EDITOR, expected_sha=self.base_sha)
             except Refused as refused:
                 if not self.confirm_refused(refused.decision):
-                    self.banner.show_message("conflict", self.tr("Not saved: %1.").replace("%1", refused.decision.reason))
+                    self.banner.show_message("conflict", self.tr("Not saved: %1.").replace("%1", policy_reason(refused.decision.reason)))
                     return False
                 self.writer.write(self.name, text, actor=Actor.EDITOR, expected_sha=self.base_sha, confirmed=True)
         except FrontmatterError as exc:
@@ -324,23 +353,57 @@ class MemoryEditor(QWidget):
 
     # -- view --------------------------------------------------------------------
 
-    def set_preview(self, on: bool) -> None:
-        self._refresh_preview()
-        self.stack.setCurrentWidget(self.preview if on else self.editor)
-        if self.preview_button.isChecked() != on:
-            self.preview_button.setChecked(on)
+    def view(self) -> str:
+        return self._view
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt name)
+        super().resizeEvent(event)
+        wide = event.size().width() >= SIDE_BY_SIDE_MIN
+        orientation = Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical
+        if self.split.orientation() != orientation:
+            self.split.setOrientation(orientation)
+
+    def set_view(self, view: str) -> None:
+        """Show the text (EDIT), the text and its reading view side by side (BOTH) or the view (READ)."""
+        if view not in VIEWS:
+            view = BOTH
+        self._view = view
+        self.editor.setVisible(view != READ)
+        self.preview.setVisible(view != EDIT)
+        self.view_buttons[view].setChecked(True)
+        if view != EDIT:
+            self._refresh_preview()
+
+    def _choose(self, view: str) -> None:
+        self.set_view(view)
+        self.view_chosen.emit(view)
 
     def edit_entry(self, body_line: int) -> None:
-        """An entry's ✎ in the reading view: the editor, on that line."""
-        self.set_preview(False)
+        """An entry's ✎ in the reading view: the editor, on that line (beside the view)."""
+        if self._view == READ:
+            self._choose(BOTH)
         self._goto_line(self.front_lines() + body_line)
 
     def _refresh_preview(self) -> None:
+        """The reading view shows the text as it is now (not as saved), where the editor is."""
+        self._render_timer.stop()
+        if self.preview.isHidden():
+            return
         try:
             _front, _yaml, body = split_frontmatter(self.text())
         except FrontmatterError:
-            body = self.text()
-        self.preview.set_markdown(preview_markdown(body))
+            body = self.editor.toPlainText()
+        self.preview.show_body(body)
+        if self._view == BOTH:
+            self._follow_cursor()
+
+    def _follow_cursor(self) -> None:
+        if self._view == BOTH and self.editor.hasFocus() and not self._render_timer.isActive():
+            self.preview.follow(self.editor.textCursor().blockNumber() + 1)
+
+    def _follow_scroll(self) -> None:
+        if self._view == BOTH and not self.editor.hasFocus():
+            self.preview.follow(self.editor.firstVisibleBlock().blockNumber() + 1)
 
     def _goto_line(self, line: int, scroll: bool = True) -> None:
         """Put the cursor on file line `line` (1-based), in the frontmatter box or the body."""

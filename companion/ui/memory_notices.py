@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QLocale, QObject, Qt, Signal
 
 from companion.curate.gate import MemoryWriter
+from companion.curate.policy import reason_in
 from companion.errors import CompanionError, ConflictError
 from companion.memory import entries as E
 from companion.memory.daylog import DayLog
@@ -21,6 +22,11 @@ from companion.ui.message_widget import MessageWidget
 REQUEST_ACTORS = (Actor.REMEMBER.value, Actor.FORGET.value, Actor.REMINDER.value, Actor.BOOTSTRAP.value)
 LEARN_ACTORS = (Actor.LEARN.value,)  # daytime learning: shown as soon as it happens
 SHOWN_ENTRIES = 3
+
+
+def policy_reason(reason: str) -> str:
+    """The write policy's reason for a refusal in the language the window speaks."""
+    return reason_in(reason, QLocale().language() == QLocale.Language.Chinese)
 
 
 def _tr(text: str) -> str:

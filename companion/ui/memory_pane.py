@@ -11,7 +11,7 @@ from companion.memory.longterm import LongTermStore
 from companion.paths import LONG_TERM_FILES, Home
 from companion.ui.history_dialog import HistoryDialog
 from companion.ui.journal_view import JournalView
-from companion.ui.memory_editor import MemoryEditor
+from companion.ui.memory_editor import BOTH, MemoryEditor
 
 DEBOUNCE_MS = 80
 
@@ -37,6 +37,8 @@ class MemoryPane(QWidget):
             editor.history_requested.connect(self.show_history)
             editor.saved.connect(self.memory_changed)
             editor.citation_clicked.connect(self.open_citation)
+            editor.view_chosen.connect(self.set_view)
+            editor.split.splitterMoved.connect(lambda _pos, _index, e=editor: self._split_moved(e))
             self.editors[name] = editor
             self.tabs.addTab(editor, name)
         self.journal = JournalView(home, daylog)
@@ -96,6 +98,30 @@ class MemoryPane(QWidget):
     def _mark(self, name: str, dirty: bool) -> None:
         index = self.tabs.indexOf(self.editors[name])
         self.tabs.setTabText(index, f"{name} •" if dirty else name)
+
+    # -- the view: one for every file, kept in the window's state ------------------------
+
+    def view(self) -> str:
+        """EDIT, BOTH or READ: what each file shows."""
+        return next(iter(self.editors.values())).view()
+
+    def set_view(self, view: str) -> None:
+        for editor in self.editors.values():
+            editor.set_view(view)
+
+    def split_state(self) -> bytes:
+        """Where the line between the text and its reading view is."""
+        return bytes(next(iter(self.editors.values())).split.saveState().data())
+
+    def restore_split(self, state: bytes) -> None:
+        for editor in self.editors.values():
+            editor.split.restoreState(state)
+
+    def _split_moved(self, moved: MemoryEditor) -> None:
+        state = moved.split.saveState()
+        for editor in self.editors.values():
+            if editor is not moved:
+                editor.split.restoreState(state)
 
     # -- for the window -------------------------------------------------------
 

@@ -60,9 +60,10 @@ class MessageWidget(QFrame):
     edit_requested = Signal(str)  # record id (the user's last message)
 
     def __init__(self, role: str, text: str = "", when: datetime | None = None, record_id: str = "",
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, *, code_colours_later: bool = False) -> None:
         super().__init__(parent)
         self.role = role
+        self._code_colours_later = code_colours_later  # its code blocks are coloured once first painted
         self.record_id = record_id
         self._text = text
         self.setObjectName("message")
@@ -193,7 +194,7 @@ class MessageWidget(QFrame):
         return {"user": self.tr("You"), "assistant": self.tr("Companion")}.get(role, "")
 
     @classmethod
-    def from_record(cls, record: Record) -> "MessageWidget":
+    def from_record(cls, record: Record, *, code_colours_later: bool = False) -> "MessageWidget":
         text = record.text
         if record.role == "tool":
             tool = record.extra.get("tool") or {}
@@ -203,7 +204,7 @@ class MessageWidget(QFrame):
             when = record.timestamp
         except ValueError:
             when = None
-        widget = cls(record.role, text, when, record.id)
+        widget = cls(record.role, text, when, record.id, code_colours_later=code_colours_later)
         recalled = record.extra.get("recalled")
         if isinstance(recalled, list) and recalled:
             widget.set_recalled([{"where": str(w)} for w in recalled])
@@ -239,6 +240,12 @@ class MessageWidget(QFrame):
 
     def code_blocks(self) -> list[CodeBlock]:
         return [w for _s, w in self._parts if isinstance(w, CodeBlock)]
+
+    def colour_code(self) -> None:
+        """Highlight the code blocks shown plain so far (and those that stream in later)."""
+        self._code_colours_later = False
+        for block in self.code_blocks():
+            block.colour()
 
     def _render(self) -> None:
         if self.role != "assistant":
@@ -276,7 +283,7 @@ class MessageWidget(QFrame):
     def _new_part(self, segment: Segment, index: int) -> QWidget:
         widget: QWidget
         if segment.kind == "code":
-            widget = CodeBlock(segment.text, segment.language)
+            widget = CodeBlock(segment.text, segment.language, colour_later=self._code_colours_later)
             widget.copied.connect(self.copied)
         else:
             widget = self._label()

@@ -725,12 +725,34 @@ You can still read the conversation and edit your memory. Choose another model f
       <translation>文件开头的元数据（YAML）：例如每日问候之类的触发器，以及设置。请小心编辑；保存时会检查格式。</translation>
     </message>
     <message>
-      <source>Reading view</source>
-      <translation>阅读视图</translation>
+      <location filename="../../companion/ui/memory_editor.py" line="175" />
+      <source>Edit</source>
+      <translation>编辑</translation>
     </message>
     <message>
-      <source>The file rendered, entries and citations as links; off: edit the text</source>
-      <translation>渲染后的文件，条目和出处都是链接；关闭后编辑原文</translation>
+      <location filename="../../companion/ui/memory_editor.py" line="175" />
+      <source>The text only</source>
+      <translation>只显示原文</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/memory_editor.py" line="175" />
+      <source>Both</source>
+      <translation>并排</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/memory_editor.py" line="175" />
+      <source>The text and, beside it, the file rendered: entries and citations as links</source>
+      <translation>原文和旁边渲染后的文件：条目和出处都是链接</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/memory_editor.py" line="175" />
+      <source>Read</source>
+      <translation>阅读</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/memory_editor.py" line="175" />
+      <source>The file rendered only: entries and citations as links</source>
+      <translation>只显示渲染后的文件：条目和出处都是链接</translation>
     </message>
   </context>
   <context>
@@ -1899,6 +1921,11 @@ You can still read the conversation and edit your memory. Choose another model f
     <message>
       <source>Undo</source>
       <translation>撤销</translation>
+    </message>
+    <message>
+      <location filename="../../companion/ui/connect_assistant.py" line="217" />
+      <source>Not saved: %1.</source>
+      <translation>未保存：%1。</translation>
     </message>
   </context>
   <context>

@@ -79,6 +79,28 @@ def test_chinese_recall(home, clock, past):
     assert "[1 March 2024, user] 我最喜欢的饮料是咖啡" in final_message(backend)
 
 
+def test_a_turn_before_the_start_up_scan_was_started_starts_it_and_recalls(home, clock, past):
+    """The app starts the scan after its first frame; a message sent before that still recalls."""
+    backend = ScriptedBackend(n_ctx=2048)
+    agent = Agent(home, backend, clock=clock, start_recall=False)
+    assert not agent.recall.started
+    run(agent, "Where does my sister live now?")
+    assert agent.recall.started
+    assert "My sister Anna moved to Lisbon" in final_message(backend)
+    agent.recall.start()  # once only
+    agent.recall.close()
+
+
+def test_closing_a_recall_whose_scan_never_started(home):
+    from companion.agent.recall import Recall
+    from companion.memory.longterm import LongTermStore
+
+    recall = Recall(home, LongTermStore(home), embedder=None, start=False)
+    recall.close()
+    recall.start()  # a closed recall does not start
+    assert not recall.started
+
+
 def test_trivial_messages_recall_nothing(home, clock, past):
     backend = ScriptedBackend(n_ctx=2048)
     agent = Agent(home, backend, clock=clock)

@@ -84,3 +84,31 @@ def test_plurals_in_english(qapp) -> None:
     from companion.ui.message_widget import recalled_text
 
     assert recalled_text(1) == "Recalled 1 memory" and recalled_text(2) == "Recalled 2 memories"
+
+
+def test_memory_refusals_in_a_chinese_session_are_chinese(qtbot, chinese, tmp_path) -> None:
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QMessageBox
+
+    from companion.llm.scripted import ScriptedBackend
+
+    home = Home(tmp_path / "zh")
+    ensure_home(home, ZH.name())
+    window = MainWindow(home, Settings(), autoload=False, extensions=())
+    qtbot.addWidget(window)
+    window.confirm_discard = lambda _names: QMessageBox.StandardButton.Discard  # the edit below stays unsaved
+    try:
+        with qtbot.waitSignal(window.backend_changed, check_params_cb=lambda b: b is not None):
+            window.use_backend(ScriptedBackend(["好的。"]))
+        window.composer.edit.setPlainText("记住我的密码是 hunter2xyz")
+        qtbot.keyClick(window.composer.edit, Qt.Key.Key_Return)
+        qtbot.waitUntil(lambda: not window.controller.busy)
+        notices = [m.text() for m in window.chat.messages() if m.role == "event"]
+        assert any(n.startswith("未保存：看起来像密码、密钥或令牌，记忆里从不保存机密") for n in notices), notices
+        editor = window.memory_pane.open_file("USER.md")
+        editor.confirm_refused = lambda _decision: False  # the user keeps editing instead
+        editor.editor.appendPlainText("- 我的密码是 hunter2xyz")
+        assert not editor.save()
+        assert editor.banner.label.text() == "未保存：看起来像密码、密钥或令牌，记忆里从不保存机密。"
+    finally:
+        window.shutdown()

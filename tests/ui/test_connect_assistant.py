@@ -66,3 +66,44 @@ def test_proposals_wait_in_the_app_and_are_saved_declined_or_undone(qtbot, windo
     assert first.id in {p.id for p in queue.items(None)}
     glue.poll()
     assert glue.proposals_action.text() == "Proposed memories…"
+
+
+def _approve_refused(qtbot, window, home, monkeypatch, text: str) -> list[str]:
+    """Propose `text`, then write it into USER.md first: approving is refused as a duplicate."""
+    import companion.ui.connect_assistant as module
+
+    shown: list[str] = []
+    monkeypatch.setattr(module.QMessageBox, "warning", lambda _parent, _title, message: shown.append(message))
+    ProposalQueue(home).propose_remember(text, "USER.md", "Preferences", "cursor", ["2026-11-29#1"])
+    editor = window.memory_pane.open_file("USER.md")
+    editor.set_text(editor.text().rstrip("\n") + f"\n- {text}\n")
+    assert editor.save()
+    dialog = ProposalsDialog(window)
+    qtbot.addWidget(dialog)
+    dialog.pending.setCurrentRow(0)
+    dialog.approve.click()
+    return shown
+
+
+def test_a_refused_approval_says_why(qtbot, window, home, monkeypatch):
+    shown = _approve_refused(qtbot, window, home, monkeypatch, "Prefers meetings in the morning")
+    assert shown == ["Not saved: already in USER.md: Prefers meetings in the morning."]
+
+
+def test_a_refused_approval_says_why_in_chinese(qtbot, window, home, monkeypatch):
+    from PySide6.QtCore import QLocale
+    from PySide6.QtWidgets import QApplication
+
+    from companion.ui import app as app_module
+
+    zh = QLocale(QLocale.Language.Chinese, QLocale.Country.China)
+    previous = QLocale()
+    translators = app_module.install_translators(QApplication.instance(), zh)
+    QLocale.setDefault(zh)
+    try:
+        shown = _approve_refused(qtbot, window, home, monkeypatch, "喜欢早上开会")
+    finally:
+        for translator in translators:
+            QApplication.instance().removeTranslator(translator)
+        QLocale.setDefault(previous)
+    assert shown == ["未保存：已在 USER.md 中：喜欢早上开会。"]

@@ -9,6 +9,7 @@ from companion.llm.scripted import ScriptedBackend
 from companion.atomic import atomic_write
 from companion.paths import Home
 from companion.ui.main_window import MainWindow
+from companion.ui.memory_editor import BOTH, EDIT, READ
 from companion.curate.gate import MemoryWriter
 from companion.memory.history import Actor
 from tests.ui.conftest import wait_idle
@@ -161,8 +162,8 @@ def test_history_lists_versions_and_restores_one(qtbot, window: MainWindow, home
 
 def test_preview_renders_markdown_without_frontmatter(window: MainWindow) -> None:
     editor = window.memory_pane.open_file("SOUL.md")
-    editor.set_preview(True)
-    assert editor.stack.currentWidget() is editor.preview
+    editor.set_view(READ)
+    assert editor.editor.isHidden() and not editor.preview.isHidden()
     rendered = editor.preview.toPlainText()
     assert "Identity" in rendered and "schema_version" not in rendered
 
@@ -251,7 +252,7 @@ def test_empty_sections_show_a_hint_that_is_never_saved(qtbot, window: MainWindo
     assert any("remind me" in text for text in hints.values())
     editor.editor.appendPlainText("- 2026-12-01 08:00: Call my mother (2026-11-30#1)")
     assert "## Upcoming" not in {body[line] for line in editor.editor.hints()}
-    editor.set_preview(True)
+    editor.set_view(READ)
     assert "Lasting facts about you" in editor.preview.toPlainText()
     assert editor.save()
     assert "Lasting facts" not in (home.memory / "MEMORY.md").read_text(encoding="utf-8")
@@ -282,7 +283,7 @@ def test_a_citation_in_the_preview_is_a_link(qtbot, window: MainWindow) -> None:
     record = window.daylog.append("user", "I moved to Porto")
     editor = window.memory_pane.open_file("USER.md")
     editor.editor.appendPlainText(f"- Lives in Porto ({record.id})")
-    editor.set_preview(True)
+    editor.set_view(READ)
     assert f'href="record:{record.id}"' in editor.preview.toHtml()
     with qtbot.waitSignal(editor.citation_clicked, check_params_cb=lambda rid: rid == record.id):
         editor.preview.anchorClicked.emit(QUrl(f"record:{record.id}"))
@@ -311,19 +312,19 @@ def test_a_link_in_a_digest_opens_only_through_the_one_link_door(qtbot, window: 
     assert opened == ["file:///etc/passwd"] and "the notes" in journal.view.toPlainText()
 
 
-def test_a_file_opens_in_the_reading_view_without_comments_and_each_entry_leads_to_its_line(qtbot, window: MainWindow) -> None:
+def test_a_file_opens_beside_its_reading_view_without_comments_and_each_entry_leads_to_its_line(qtbot, window: MainWindow) -> None:
     record = window.daylog.append("user", "I moved to Porto")
     editor = window.memory_pane.open_file("USER.md")
-    assert editor.stack.currentWidget() is editor.preview  # rendered, not raw Markdown
-    editor.set_preview(False)
+    assert editor.view() == BOTH and not editor.preview.isHidden() and not editor.editor.isHidden()
+    editor.set_view(EDIT)
     editor.editor.appendPlainText(f"- Lives in Porto <!-- src: {record.id} -->\n<!-- a note to self -->")
-    editor.set_preview(True)
+    editor.set_view(READ)
     shown = editor.preview.toPlainText()
     assert "<!--" not in shown and "note to self" not in shown and "Lives in Porto" in shown
     assert f'href="record:{record.id}"' in editor.preview.toHtml()  # the comment citation became a link
     line = next(n for n, text in enumerate(editor.editor.toPlainText().splitlines(), 1) if "Porto" in text)
     editor.preview.anchorClicked.emit(QUrl(f"entry:{line}"))
-    assert editor.stack.currentWidget() is editor.editor
+    assert editor.view() == BOTH and not editor.editor.isHidden()  # the text comes back beside the view
     assert "Porto" in editor.editor.textCursor().block().text()
 
 
@@ -332,7 +333,7 @@ def test_a_click_right_of_an_entry_stays_in_the_editor(qtbot, window: MainWindow
     qtbot.waitExposed(window)
     record = window.daylog.append("user", "I moved to Porto")
     editor = window.memory_pane.open_file("MEMORY.md")
-    editor.set_preview(False)
+    editor.set_view(EDIT)
     editor.editor.appendPlainText(f"- Lives in Porto ({record.id})")
     block = editor.editor.document().lastBlock()
     cursor = editor.editor.textCursor()

@@ -117,7 +117,7 @@ def test_every_view_survives_dev_zero_in_a_fresh_process(tmp_path: Path) -> None
         views.append(streamed)
         journal = JournalView(home, daylog); journal.kind.setCurrentIndex(1); journal.list.setCurrentRow(0)
         views.append(journal)
-        editor = MemoryEditor(store, "MEMORY.md"); editor.set_preview(True); views.append(editor)
+        editor = MemoryEditor(store, "MEMORY.md"); editor.set_view("read"); views.append(editor)
         diff = DiffView(); diff.show_diff("", text, "a", "b"); views.append(diff)
         for view in views:
             view.resize(600, 800); view.show(); view.grab()
@@ -164,7 +164,7 @@ def test_a_fake_citation_to_smb_in_the_memory_preview_is_refused(qapp, home, ope
     MemoryWriter(store).write("MEMORY.md", doc.raw + "\n- A fact [2026-11-29#17](smb://attacker.example/x)\n",
                               actor=Actor.EDITOR, expected_sha=doc.sha, confirmed=True)
     editor = MemoryEditor(store, "MEMORY.md")
-    editor.set_preview(True)
+    editor.set_view("read")
     cited: list[str] = []
     editor.citation_clicked.connect(cited.append)
     editor.preview.anchorClicked.emit(QUrl("smb://attacker.example/x"))

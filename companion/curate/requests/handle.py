@@ -12,10 +12,12 @@ from companion.curate.gate import MemoryWriter, Refused, forget_matcher
 from companion.curate.extract import extract
 from companion.curate.ops import APPLIED, Op
 from companion.curate.ops import Outcome as CurateOutcome
-from companion.curate.policy import Actor, Proposal, decide
+from companion.curate.policy import Actor, Proposal, decide, reason_in
 from companion.memory import maintenance
 from companion.memory import entries as E
-from companion.curate.requests.parse import MemoryRequest, ReminderRequest, Request, bootstrap_answers, dated_request
+from companion.curate.requests.parse import (
+    STYLES_ZH, MemoryRequest, ReminderRequest, Request, bootstrap_answers, dated_request,
+)
 from companion.memory.daylog import DayLog
 from companion.memory.dedupe import normalize
 from companion.memory.section_names import body_language
@@ -70,8 +72,8 @@ def _told(outcomes: list[CurateOutcome], zh: bool = False) -> Outcome:
         return Outcome(("。" if zh else ". ").join(parts) + "".join(f" ({n})" for n in notes), True)
     refused = next((o for o in outcomes if o.status == "refused"), None)
     if refused is not None and refused.reason.startswith("already in"):
-        return Outcome(f"记忆里已经有了（{refused.reason}）。" if zh else f"Already in memory ({refused.reason}).", False)
-    reason = refused.reason if refused is not None else ("没有可保存的内容" if zh else "nothing to store")
+        return Outcome(f"记忆里已经有了（{reason_in(refused.reason, True)}）。" if zh else f"Already in memory ({refused.reason}).", False)
+    reason = reason_in(refused.reason, zh) if refused is not None else ("没有可保存的内容" if zh else "nothing to store")
     return Outcome(f"未保存：{reason}。请告诉用户。" if zh else f"Not saved: {reason}. Tell the user so.", False)
 
 
@@ -141,7 +143,7 @@ class MemoryRequests:
         when = describe_when(request, chinese)
         if outcome.status != "added":
             if chinese:
-                return Outcome(f"提醒没有保存：{outcome.reason}。", False)
+                return Outcome(f"提醒没有保存：{reason_in(outcome.reason, True)}。", False)
             return Outcome(f"Reminder not saved: {outcome.reason}.", False)
         if chinese:
             return Outcome(f"已设提醒：{when}，{request.text}。", True)
@@ -151,6 +153,8 @@ class MemoryRequests:
         """Store what the user asked to keep: as the entry the rules read from their words (a profile fact
         goes to USER.md), else as a fact in MEMORY.md. Secrets, hedges and duplicates are refused."""
         if not MIN_FACT <= len(fact) <= MAX_FACT:
+            if speaks_chinese(self.store, said or fact):
+                return Outcome(f"未保存：一条记忆必须是 {MIN_FACT}-{MAX_FACT} 个字符。", False)
             return Outcome(f"Not saved: a memory entry must be {MIN_FACT}-{MAX_FACT} characters.", False)
         record = _source(source, said or fact)
         words = Record(record.id, record.ts, "user", said or fact)
@@ -188,7 +192,7 @@ class MemoryRequests:
         outcomes = self.writer.apply_ops("USER.md", ops, ctx) if ops else []
         zh = speaks_chinese(self.store, message)
         saved, unsaved = ("已存入用户档案：{}", "未保存：{}。") if zh else ("Saved to the user's profile: {}", "Not saved: {}.")
-        notes = [saved.format(o.op.text) if o.status in APPLIED else unsaved.format(o.reason)
+        notes = [saved.format(o.op.text) if o.status in APPLIED else unsaved.format(reason_in(o.reason, zh))
                  for o in outcomes if o.status in APPLIED or o.status == "refused"]
         name = answers.companion_name
         if name and not decide(Proposal(E.name_entry(name), "SOUL.md", Actor.BOOTSTRAP, "Identity", message)):
@@ -199,15 +203,17 @@ class MemoryRequests:
 
     def _write_persona(self, name: str | None, styles: tuple[str, ...], source_id: str, said: str, zh: bool = False) -> str:
         named = E.format_entry(E.name_entry(name), [source_id]) if name else E.format_entry(E.name_entry("Companion"))
+        if zh:  # the persona is written, and told, in the user's language
+            styles = tuple(STYLES_ZH.get(style, style) for style in styles)
         identity = f"{named}\n{DEFAULT_IDENTITY_ZH if zh else DEFAULT_IDENTITY}"
         default_style = "友好、清楚、简洁。" if zh else "Friendly, clear and concise."
         style = "\n".join(E.format_entry(s, [source_id]) for s in styles) or E.format_entry(default_style)
         try:
             self.writer.set_persona(identity, style, actor=Actor.BOOTSTRAP, grounds=said)
         except Refused as exc:
-            return f"人设未设置：{exc.decision.reason}。" if zh else f"Persona not set: {exc.decision.reason}."
+            return f"人设未设置：{reason_in(exc.decision.reason, True)}。" if zh else f"Persona not set: {exc.decision.reason}."
         if zh:
-            return f"你的人设已设置：{name or 'Companion'}；风格：{'、'.join(styles) or '友好简洁'}。"
+            return f"你的人设已设置：{name or 'Companion'}；风格：{''.join(styles) or '友好、清楚、简洁。'}"
         return f"Your persona is set: {name or 'Companion'}; style: {', '.join(styles) or 'friendly and concise'}."
 
 

@@ -35,6 +35,13 @@ _STYLES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(formal|professional|polite)\b|正式|礼貌", re.I), "Be formal and polite."),
     (re.compile(r"\b(funny|humou?r|jokes?|playful)\b|幽默|有趣", re.I), "Use some humour."),
 ]
+STYLES_ZH = {  # the same styles for a persona written in Chinese
+    "Keep replies short and to the point.": "回答简短，直奔主题。",
+    "Give detailed, thorough answers.": "回答详细、周全。",
+    "Be casual and friendly.": "轻松随意，友好亲切。",
+    "Be formal and polite.": "正式、有礼貌。",
+    "Use some humour.": "带一点幽默。",
+}
 _USE = [
     re.compile(r"\b(?:help me (?:with|to)|i want (?:you )?to use you (?:for|to)|use you (?:for|to)|i need help with)\s+(?P<use>[^.!?\n]{3,120})", re.I),
     re.compile(r"(?:帮我|帮助我|我想用你来?)(?P<use>[^。！？\n]{2,60})"),

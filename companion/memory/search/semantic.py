@@ -11,18 +11,19 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass
-from typing import Callable, Sequence
-
-import numpy as np
+from typing import Callable, Sequence, TYPE_CHECKING
 
 from companion.memory import entries as E
 from companion.memory.search.index import Candidate, SearchIndex
 from companion.memory.search.vectors import VectorStore
 
+if TYPE_CHECKING:  # numpy is imported where it is used: opening the app does not wait for it
+    import numpy as np
+
 log = logging.getLogger(__name__)
 
-EmbedTexts = Callable[[Sequence[str]], np.ndarray]
-EmbedQuery = Callable[[str], np.ndarray]
+EmbedTexts = Callable[[Sequence[str]], "np.ndarray"]
+EmbedQuery = Callable[[str], "np.ndarray"]
 
 
 @dataclass

@@ -17,12 +17,13 @@ import logging
 import sqlite3
 import threading
 from pathlib import Path
-from typing import Iterable
-
-import numpy as np
+from typing import Iterable, TYPE_CHECKING
 
 from companion.memory.search.sqlite_files import remove_database
 from companion.errors import SearchError
+
+if TYPE_CHECKING:  # numpy is imported where it is used: opening the app does not wait for it
+    import numpy as np
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,7 @@ class VectorStore:
     """Vectors of one embedder; thread-safe. Loaded into memory on first use, kept in step on every change."""
 
     def __init__(self, path: Path, embedder_id: str, dim: int) -> None:
+        import numpy as np
         self.path = path
         self.embedder_id = embedder_id
         self.dim = dim
@@ -64,6 +66,7 @@ class VectorStore:
     # -- file -----------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
+        import numpy as np
         if self._db is not None:
             return self._db
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -132,6 +135,7 @@ class VectorStore:
                 raise SearchError(f"The vector store {self.path} cannot be created ({again}).") from again
 
     def _discard(self) -> None:
+        import numpy as np
         db, self._db = self._db, None
         remove_database(db, self.path, "vector store")
         self._set(np.zeros(0, np.int64), np.zeros((0, self.dim), np.int8))
@@ -162,6 +166,7 @@ class VectorStore:
 
     def add(self, keys: list[int], vectors: np.ndarray) -> None:
         """Store vectors (L2-normalised float32 rows) for keys; keys already there are kept as they are."""
+        import numpy as np
         if len(keys) != len(vectors):
             raise ValueError("one vector per key")
         quantised = np.clip(np.rint(np.asarray(vectors, np.float32) * _SCALE), -127, 127).astype(np.int8)
@@ -184,6 +189,7 @@ class VectorStore:
 
     def retain(self, live: Iterable[int]) -> int:
         """Delete every vector whose key is not in `live` (text that is gone or forgotten); how many went."""
+        import numpy as np
         keep = set(live)
         with self._lock:
             db = self._fresh()
@@ -207,6 +213,7 @@ class VectorStore:
             return len(dead)
 
     def _merge(self) -> None:
+        import numpy as np
         if self._pending_keys:
             keys = np.concatenate([self._keys, np.array(self._pending_keys, np.int64)])
             int8 = np.concatenate([self._int8, np.stack(self._pending_rows)])
@@ -216,6 +223,7 @@ class VectorStore:
 
     def search(self, query: np.ndarray, k: int, allowed: set[int] | None = None) -> list[tuple[int, float]]:
         """The `k` keys nearest to `query` by cosine, best first, with their similarity (-1..1)."""
+        import numpy as np
         with self._lock:
             self._fresh()
             self._merge()
@@ -245,6 +253,7 @@ class VectorStore:
 
 def _sign_bits(rows: np.ndarray) -> np.ndarray:
     """Sign bits of each row, packed as (dim/64, n) uint64: one contiguous array per word."""
+    import numpy as np
     n, dim = rows.shape
     if dim % 64 or n == 0:
         return np.zeros((dim // 64 if dim % 64 == 0 else 0, n), np.uint64)
@@ -254,6 +263,7 @@ def _sign_bits(rows: np.ndarray) -> np.ndarray:
 
 def _hamming_nearest(bits: np.ndarray, query_bits: np.ndarray, count: int) -> np.ndarray:
     """Rows whose sign bits differ least from the query's: at least `count` of them (ties at the cut stay in)."""
+    import numpy as np
     distance = np.zeros(bits.shape[1], np.uint16)
     scratch = np.empty(bits.shape[1], np.uint64)
     for word, q in zip(bits, query_bits):
