@@ -206,19 +206,40 @@ def init(self, *args, **kwargs):
     original(self, *args, **kwargs)
     say = lambda text: print(text, flush=True)
     worker = self.controller.worker
-    if self.backend is None:
-        say("loading")  # the load was handed to the model thread in the constructor
     worker.deltas.connect(lambda _text: say("streaming"))
-    self.sleep_controller.started.connect(lambda: say("sleeping"))
-    def loaded(_backend):
-        say("loaded")
+    ready = set()
+
+    def act():
+        if ready != {"started", "loaded"}:
+            return
         if state == "reply":
             self.send("Write a long story about a lighthouse keeper and his cat, with many chapters.")
         elif state == "sleep":
             self.sleep_controller.run_now()
+
+    def started():  # the feature modules come after the window's first frame
+        self.sleep_controller.started.connect(lambda: say("sleeping"))
+        ready.add("started")
+        act()
+
+    def loaded(_backend):
+        say("loaded")
+        ready.add("loaded")
+        act()
+    self.started.connect(started)
     worker.loaded.connect(loaded)
 
 MainWindow.__init__ = init
+original_reload = MainWindow.reload_model
+
+
+def reload_model(self, *args, **kwargs):  # after the first frame: the load goes to the model thread
+    result = original_reload(self, *args, **kwargs)
+    print("loading", flush=True)
+    return result
+
+
+MainWindow.reload_model = reload_model
 sys.exit(app.run(argparse.Namespace(home=None)))
 """
 
