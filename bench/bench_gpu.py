@@ -5,8 +5,9 @@ Each build runs in its own process (a process holds one llama.cpp). Checks:
 - the first greedy tokens equal the CPU build's (GREEDY_SAME), and teacher-forced top-1 agreement
   over a fixed text is at least --threshold (whole greedy strings drift apart after a few tokens
   from floating-point differences alone, so they are not compared);
-- with the Vulkan loader made unloadable (a private mount namespace binds /dev/null over
-  libvulkan.so.1: needs root and `unshare`), the app reports why in one line and runs on the CPU.
+- with the Vulkan loader absent (in a private mount namespace, each folder holding libvulkan.so.1 is
+  replaced by an overlay without it: needs root, `unshare` and overlayfs), the app reports why in one
+  line and runs on the CPU.
 Also prints tokens/s and time to first token for both builds, on one thread each (lavapipe is a
 CPU-side Vulkan driver: it checks correctness, not speed; one thread keeps the figures steady on a
 busy machine).
@@ -104,6 +105,22 @@ def child(mode: str, out: Path) -> int:
     return 0
 
 
+# sh -c script, $1 a scratch folder, then the command: every folder that holds the Vulkan loader is covered by
+# an overlay of itself with the loader deleted, so this process and its children see a system without one.
+HIDE_VULKAN_LOADER = r"""set -e
+scratch=$1; shift
+n=0
+for dir in $(ldconfig -p | sed -n 's/.*libvulkan\.so\.1 .*=> //p' | xargs -r -n1 readlink -f | xargs -r -n1 dirname | sort -u); do
+    n=$((n + 1)); layer="$scratch/no-vulkan-$n"
+    mkdir -p "$layer/upper" "$layer/work" "$layer/merged"
+    mount -t overlay overlay -o "lowerdir=$dir,upperdir=$layer/upper,workdir=$layer/work" "$layer/merged"
+    rm -f "$layer/merged"/libvulkan.so*
+    mount --bind "$layer/merged" "$dir"
+done
+exec "$@"
+"""
+
+
 def run_child(mode: str, site: Path | None, workdir: Path, hide_loader: bool = False) -> dict[str, Any]:
     out = workdir / f"{mode}.json"
     env = dict(os.environ)
@@ -113,9 +130,7 @@ def run_child(mode: str, site: Path | None, workdir: Path, hide_loader: bool = F
     env["PYTHONPATH"] = os.pathsep.join(paths + [str(ROOT)])
     command = [sys.executable, str(Path(__file__).resolve()), "--child", mode, "--child-out", str(out)]
     if hide_loader:
-        command = ["unshare", "-m", "sh", "-c",
-                   'for f in $(ldconfig -p | sed -n "s/.*libvulkan.so.1 .*=> //p"); do mount --bind /dev/null "$(readlink -f "$f")"; done; exec "$@"',
-                   "hide-vulkan", *command]
+        command = ["unshare", "-m", "sh", "-c", HIDE_VULKAN_LOADER, "hide-vulkan", str(workdir), *command]
     result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1800)
     if result.returncode != 0:
         raise SystemExit(f"The {mode} run failed ({result.returncode}):\n{result.stderr[-3000:]}")
