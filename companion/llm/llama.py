@@ -315,6 +315,9 @@ class LlamaBackend:
                     # not help and make the first token slower on a busy machine.
                     n_threads_batch=self.max_threads,
                     n_gpu_layers=layers,
+                    # On the CPU, llama.cpp would still hand big batches to a GPU backend it found (op offload):
+                    # CPU only, or the fallback from a GPU that failed, must not touch the GPU at all.
+                    op_offload=layers != 0,
                     chat_format=chat_format,
                     verbose=False,
                 )
