@@ -47,6 +47,12 @@ def _llama_cpp() -> Any:
     return llama_cpp
 
 
+def llama_cpp_module() -> Any:
+    """llama_cpp ready to load a model, for a `Llama` made outside this module (a GGUF embedder): a GPU build
+    registers its backends, the CPU's among them, only here; without them no model loads."""
+    return _llama_cpp()
+
+
 def _registry(llama_cpp: Any) -> Registry:
     """ggml's backend registry, with the CPU and GPU modules of a GGML_BACKEND_DL build loaded (once).
 
