@@ -38,6 +38,9 @@ class MemorySettings:
     prompt_budget_tokens: int = 1500  # long-term files + recalled snippets
     history_keep: int = 200  # snapshots kept per long-term file
     auto_learn: bool = True  # learn facts from the last exchange between nights
+    # recalled memories may add about this long to the wait for the first word: the model's measured
+    # reading speed sizes the recall block (a GPU reads the whole budget in that time, a small CPU a few lines)
+    recall_seconds: float = 0.5
 
 
 @dataclass

@@ -31,6 +31,12 @@ def _words_only_recall(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COMPANION_EMBEDDER", "off")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _dictionary_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The Chinese-English dictionary's cache lives in the run's temporary folder, not the user's cache."""
+    os.environ["COMPANION_CACHE"] = str(tmp_path_factory.mktemp("cache"))
+
+
 @pytest.fixture(scope="session")
 def embedder() -> object:
     """The built-in multilingual embedder, loaded once for the whole run."""

@@ -20,6 +20,7 @@ from companion.curate.when import around_day, query_time, spell_out, spoken
 from companion.errors import CompanionError, ToolError
 from companion.llm.catalog import EMBEDDERS
 from companion.llm.embed import BuiltinEmbedder, Embedder, load_embedder
+from companion.memory.lexicon import lexicon
 from companion.memory.longterm import LongTermStore
 from companion.memory.search import Hit, RankSettings, SearchIndex, SearchQuery, search
 from companion.memory.search.semantic import SemanticChannel
@@ -33,6 +34,7 @@ HEADER = "Memories that may help (dated; older ones may be out of date):"
 MAX_SNIPPET_TOKENS = 90
 MIN_LINE_TOKENS = 16  # less room than this left in the budget: no line fits, stop trying
 SHORT_LINE_TOKENS = 20  # a short remembered turn, as a line
+MIN_RECALL_TOKENS = 48  # the header and the best snippet, however slow the machine
 LINE_PREFIX_TOKENS = 12  # about what "- [13 September 2023, user] " costs
 STARTUP_WAIT_S = 5.0
 MIN_RELEVANCE = 0.05  # of the best match: weaker matches are noise, not memories
@@ -208,6 +210,14 @@ def pack(hits: list[Hit], budget: int, count: Callable[[str], int]) -> Packed:
     return Packed(None)
 
 
+def budget_for_speed(budget: int, tokens_per_second: float | None, seconds: float) -> int:
+    """The recall block's size on this machine: what the model reads in about `seconds` before its first
+    word, within `budget`, and never less than room for the best snippet. Unknown speed: the whole budget."""
+    if tokens_per_second is None or seconds <= 0:
+        return budget
+    return min(budget, max(MIN_RECALL_TOKENS, int(tokens_per_second * seconds)))
+
+
 def candidates_for(budget: int, least: int) -> int:
     """Enough candidates to fill `budget` with short lines (a bigger budget is not left half empty)."""
     return max(least, budget // SHORT_LINE_TOKENS)
@@ -271,6 +281,7 @@ class Recall:
             log.exception("Search index start-up scan failed")
         finally:
             self.ready.set()
+        lexicon()  # the Chinese-English dictionary, read now rather than on the first question
         if self._embedder_arg is None or self._stop.is_set():
             self.embedded.set()
             return
@@ -423,6 +434,7 @@ class Recall:
         shown = ctx.shown
         exclude = ctx.in_prompt if history else frozenset()
         names = names_in({name: doc.body for name, doc in ctx.documents.items()})
+        automatic = k is None
         cap = k or self.settings.max_recalled  # automatic recall is bounded by the question, not the home's age
         k = k or candidates_for(ctx.recall_budget, self.k)
         query = self.query(text, k * 2, ctx.today, names, exclude=exclude, neighbours=True)
@@ -430,6 +442,9 @@ class Recall:
             h for h in search(self.index, query, self.settings, self.semantic)
             if self.relevant(h) and not (h.item.kind == "entry" and h.item.text in shown)
         ]
+        if hits and automatic:  # only what is near the best match
+            bar = max(h.score for h in hits) * self.settings.recall_share
+            hits = [h for h in hits if h.score >= bar]
         return hits[: min(k, cap)]
 
     def search(self, query: SearchQuery) -> list[Hit]:
@@ -464,12 +479,13 @@ class Recall:
         return SearchQuery(text, k=k, today=today, exclude=exclude, names=names, neighbours=neighbours, days=days,
                            time_words=when.words if when is not None else ())
 
-    def for_turn(self, text: str, ctx: TurnContext) -> Packed:
-        """The memory block for this message within the turn's recall budget (empty when nothing fits)."""
+    def for_turn(self, text: str, ctx: TurnContext, budget: int | None = None) -> Packed:
+        """The memory block for this message within `budget` tokens (default: the turn's recall budget;
+        empty when nothing fits)."""
         if is_trivial(text):
             return Packed(None)
         self._quiet_until = time.monotonic() + 1.0  # the reply is about to be generated: embedding waits
-        packed = pack(self.hits_for(text, ctx), ctx.recall_budget, ctx.count)
+        packed = pack(self.hits_for(text, ctx), ctx.recall_budget if budget is None else budget, ctx.count)
         if packed.hits:
             self.index.record_hits(h.item for h in packed.hits)
         return packed

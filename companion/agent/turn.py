@@ -16,7 +16,7 @@ from companion.agent.events import (
 )
 from companion.agent.privacy import PAUSED_NOTE, Privacy
 from companion.llm.embed import Embedder
-from companion.agent.recall import AUTO, MEMORY_SEARCH_TOOL, Packed, Recall
+from companion.agent.recall import AUTO, MEMORY_SEARCH_TOOL, Packed, Recall, budget_for_speed
 from companion.agent.repetition import RepetitionGuard
 from companion.curate.policy import Actor
 from companion.curate.requests import MemoryRequests, parse_request
@@ -279,7 +279,9 @@ class Agent:
 
     def _recall(self, text: str, ctx: TurnContext) -> Packed:
         try:
-            return self.recall.for_turn(text, ctx)
+            speed = self.backend.prompt_speed() if self.backend is not None else None
+            budget = budget_for_speed(ctx.recall_budget, speed, self.settings.memory.recall_seconds)
+            return self.recall.for_turn(text, ctx, budget)
         except Exception:  # recall is a bonus: never lose the turn over it
             log.exception("recall failed")
             return Packed(None)

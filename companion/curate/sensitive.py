@@ -194,8 +194,13 @@ def scan(text: str) -> list[Finding]:
         for match in pattern.finditer(text):
             for group in groups:
                 value = match.group(group)
-                if value is not None and (ok is None or ok(match, value)):
-                    add(kind, match.start(group), match.end(group))
+                if value is None or (ok is not None and not ok(match, value)):
+                    continue
+                # a label that is part of a value already found ("... obscure pass" ending a recovery
+                # phrase) labels nothing: the words after it are not a password
+                if group != 0 and any(f.start < match.start(group) and match.start() < f.end for f in found):
+                    continue
+                add(kind, match.start(group), match.end(group))
 
     each(_PRIVATE_KEY, "secret")
     each(_TOKEN, "secret")

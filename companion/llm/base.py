@@ -77,6 +77,10 @@ class Backend(Protocol):
         """Evaluate the prompt for `messages` now so a later call reuses it (may be a no-op)."""
         ...
 
+    def prompt_speed(self) -> float | None:
+        """Prompt tokens read per second on this machine, as measured (None: not known yet, or a server's)."""
+        ...
+
     def close(self) -> None: ...
 
 

@@ -69,6 +69,50 @@ def _registry(llama_cpp: Any) -> Registry:
     return _REGISTRY
 
 
+MIN_MEASURED_TOKENS = 24  # fewer newly read prompt tokens say more about overheads than about speed
+
+
+class PromptSpeed:
+    """How fast this model reads a prompt here: newly evaluated tokens (past the reused KV cache) over
+    the time to the first token, averaged over recent foreground calls."""
+
+    def __init__(self) -> None:
+        self.tokens_per_second: float | None = None
+
+    def start(self, llm: Any, background: bool) -> "_Reading":
+        return _Reading(self, llm, background)
+
+    def note(self, tokens: int, seconds: float) -> None:
+        if tokens < MIN_MEASURED_TOKENS or seconds <= 0:
+            return
+        speed = tokens / seconds
+        known = self.tokens_per_second
+        self.tokens_per_second = speed if known is None else 0.7 * known + 0.3 * speed
+
+
+class _Reading:
+    """One call's prompt reading, timed from the call to its first token."""
+
+    def __init__(self, speed: PromptSpeed, llm: Any, background: bool) -> None:
+        self._speed = speed
+        self._llm = llm
+        self._cached = list(llm.input_ids[: llm.n_tokens]) if not background else None  # background: one thread, not chat's speed
+        self._started = time.perf_counter()
+
+    def first_token(self) -> None:
+        if self._cached is None:
+            return
+        seconds = time.perf_counter() - self._started
+        cached, self._cached = self._cached, None
+        prompt = self._llm.input_ids[: self._llm.n_tokens]
+        reused = 0
+        for before, now in zip(cached, prompt):
+            if before != now:
+                break
+            reused += 1
+        self._speed.note(len(prompt) - reused, seconds)
+
+
 def probe_gpus() -> GpuProbe:
     """The GPU devices this llama.cpp can offload to, or why there are none (one line)."""
     try:
@@ -336,6 +380,7 @@ class LlamaBackend:
         self._load = CpuLoad().start()
         self._threads = self.max_threads
         self._cancel = CancelFlag()
+        self._speed = PromptSpeed()
         template = meta.chat_template or ""
         total_layers = (meta.block_count or 0) + 1  # llama.cpp counts the output layer as one more
         on_gpu = min(total_layers, layers) if layers >= 0 else total_layers
@@ -416,9 +461,11 @@ class LlamaBackend:
             reason: str | None = None
             self._use_threads(options.background)
             retune_at = time.monotonic() + RETUNE_S
+            reading = self._speed.start(self._llm, options.background)
             try:
                 with background_priority() if options.background else nullcontext():
                     for event in cast(Iterator[dict[str, Any]], self._llm.create_chat_completion(**kwargs)):
+                        reading.first_token()
                         if cancelled.is_set():
                             reason = "cancelled"
                             break
@@ -470,10 +517,15 @@ class LlamaBackend:
             if self._closed:
                 return
             self._use_threads(False)
+            reading = self._speed.start(self._llm, False)
             try:
                 self._llm.create_chat_completion(messages=cast(Any, self._prepare(messages)), max_tokens=1, temperature=0.0)
             except (RuntimeError, ValueError) as exc:
                 raise GenerationError(f"The model failed while reading the conversation: {exc}") from exc
+            reading.first_token()
+
+    def prompt_speed(self) -> float | None:
+        return self._speed.tokens_per_second
 
     def close(self) -> None:
         with self._lock:

@@ -180,6 +180,9 @@ class ForegroundView:
         finally:
             self._shared._leave(foreground=True)
 
+    def prompt_speed(self) -> float | None:
+        return self._shared.inner.prompt_speed()
+
     def close(self) -> None:
         if self._owner:
             self._shared.close()
@@ -245,6 +248,9 @@ class BackgroundView:
 
     def prefill(self, messages: list[Message]) -> None:
         """Background work never warms the cache: that would evict chat's prefix."""
+
+    def prompt_speed(self) -> float | None:
+        return self._shared.inner.prompt_speed()
 
     def close(self) -> None:
         """Views do not own the model."""

@@ -401,6 +401,9 @@ class RemoteBackend:
     def prefill(self, messages: list[Message]) -> None:
         """Nothing to do: servers keep their own prompt cache."""
 
+    def prompt_speed(self) -> float | None:
+        return None  # a server's speed is its own; recall uses its whole budget there
+
     def close(self) -> None:
         self.cancel()
         self._client.close()

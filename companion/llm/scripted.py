@@ -33,6 +33,7 @@ class ScriptedBackend:
         self.options: list[GenerationOptions] = []
         self.prefills: list[list[Message]] = []
         self.closed = False
+        self.speed: float | None = None  # what prompt_speed() reports (tokens a second)
         self._cancel = CancelFlag()
         self.info = ModelInfo(name="scripted", n_ctx=n_ctx, chat_format="scripted", supports_tools=supports_tools)
 
@@ -72,6 +73,9 @@ class ScriptedBackend:
 
     def prefill(self, messages: list[Message]) -> None:
         self.prefills.append([dict(m) for m in messages])
+
+    def prompt_speed(self) -> float | None:
+        return self.speed
 
     def close(self) -> None:
         self.closed = True

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -82,7 +84,15 @@ class _PlainYaml(yaml.SafeLoader):
 
 
 def parse_meta(yaml_text: str, name: str = "file") -> dict[str, Any]:
-    """The frontmatter mapping; errors name the line in the file (frontmatter starts on line 2)."""
+    """The frontmatter mapping; errors name the line in the file (frontmatter starts on line 2).
+
+    Every turn reads the long-term files: the same block is parsed once (YAML is slow), each caller
+    gets its own copy."""
+    return copy.deepcopy(_parsed_meta(yaml_text, name))
+
+
+@functools.lru_cache(maxsize=32)
+def _parsed_meta(yaml_text: str, name: str) -> dict[str, Any]:
     if not yaml_text.strip():
         return {}
     if len(yaml_text) > MAX_FRONTMATTER_CHARS:

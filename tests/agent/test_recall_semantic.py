@@ -101,7 +101,8 @@ def test_companion_search_and_the_tool_use_the_same_hybrid_ranking(home, embedde
     assert main(["search", "贝类", "--json"]) == 0
     found = json.loads(capsys.readouterr().out)
     assert found and "shellfish" in found[0]["text"]
-    assert main(["search", "贝类", "--words-only"]) == 1  # no Chinese word in the memory
+    assert main(["search", "贝类", "--words-only", "--json"]) == 0  # no Chinese word in the memory: the dictionary's
+    assert json.loads(capsys.readouterr().out)[0]["text"] == found[0]["text"]
     recall = _recall(home, embedder)
     try:
         result = json.loads(recall.tool({"query": "贝类"}, DAY.date(), lambda t: len(t.split())))

@@ -79,3 +79,9 @@ def test_finding_export_redact_masks_them_in_day_logs(home, clock, tmp_path: Pat
     exported = "\n".join(p.read_text(encoding="utf-8") for p in (tmp_path / "out").rglob("*.jsonl"))
     for value in ("correct-horse-battery-staple", "4821", "abandon abandon", "Tr0ub4dor", "battery staple", "红色 苹果"):
         assert value not in exported, value
+
+
+def test_a_label_word_ending_a_recovery_phrase_labels_nothing() -> None:
+    text = "backup: gate insane find primary real bus wave ability erupt display obscure pass (keep safe)"
+    assert redact(text) == "backup: [secret] (keep safe)"
+    assert redact("wifi pass: hunter2x9 (keep safe)") == "wifi pass: [secret] (keep safe)"

@@ -180,3 +180,16 @@ def test_only_a_call_at_the_start_of_the_reply_runs_and_prose_streams_at_once(ti
     monkeypatch.setattr(tiny_backend._llm, "create_chat_completion", reply("  ", block))
     text, calls, reason = collect(tiny_backend.stream_chat(MESSAGES, GenerationOptions(tools=tools)))
     assert [c.name for c in calls] == ["read_memory"] and reason == "tool_calls" and text == ""
+
+
+def test_prompt_speed_is_measured_from_newly_read_tokens_only(tiny_backend):
+    long = [{"role": "system", "content": "You are brief. " + "The river runs past the old mill. " * 12},
+            {"role": "user", "content": "Say hello."}]
+    tiny_backend.prefill(long)
+    speed = tiny_backend.prompt_speed()
+    assert speed is not None and speed > 0
+    # the same prompt again reads almost nothing new (the KV cache is reused): too few tokens to count
+    tiny_backend.prefill(long)
+    assert tiny_backend.prompt_speed() == speed
+    collect(tiny_backend.stream_chat(long, GenerationOptions(max_tokens=1, temperature=0.0)))
+    assert tiny_backend.prompt_speed() == speed

@@ -403,7 +403,7 @@ class SearchIndex:
             for kind, source, locator, day, text, role, context, cites, ref, score, hits in db.execute(sql, params):
                 if locator in skip:
                     continue
-                item = Item(kind, source, locator, day, text, role, context, json.loads(cites), ref)
+                item = Item(kind, source, locator, day, text, role, context, json.loads(cites) if cites != "[]" else [], ref)
                 relevance = by_key[int(score)] if by_key is not None else float(score)
                 out.append(Candidate(item, relevance, int(hits)))
             if any(c.item.kind != "turn" for c in out):

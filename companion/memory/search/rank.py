@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Iterable
 
+from companion.memory.lexicon import lexicon
 from companion.memory.search.index import Candidate, SearchIndex
 from companion.memory.search.items import Item
 from companion.memory.search.semantic import SemanticChannel
@@ -58,7 +59,11 @@ class RankSettings:
     semantic_weight: float = 1.0
     semantic_floor: float | None = None  # cosine below which an item is not near in meaning (None: the embedder's own)
     semantic_candidates: int = 60
+    bridge_weight: float = 0.4  # the query's words in the other language (Chinese <-> English) count this much
+    bridge_per_word: int = 2  # ...for each word, its first renderings the memory holds
+    bridge_terms: int = 24  # ...and at most this many in all
     max_recalled: int = 24  # automatic recall shows at most this many snippets, however old the home
+    recall_share: float = 0.1  # ...and only those scoring at least this share of the best one
 
 
 @dataclass
@@ -162,6 +167,10 @@ def search(
         if not candidates and content and len(content) < len(terms):
             candidates, searched = _match(index, terms, query, settings)  # nothing else matched: names and times do
         scored = score_candidates(candidates, query, settings, speaker)
+        if settings.bridge_weight > 0:
+            other, bridged = _match_bridged(index, query, settings, set(terms) | aside)
+            scored = add_scaled(scored, score_candidates(bridged, query, settings, speaker), settings.bridge_weight)
+            searched = searched + other
     if meaning and semantic is not None:
         near = semantic.candidates(
             query.text, max(settings.semantic_candidates, query.k), floor=floor_of(settings, semantic),
@@ -258,6 +267,59 @@ def _match(index: SearchIndex, terms: list[str], query: SearchQuery, settings: R
         score_cap=settings.score_cap,
     )
     return candidates, expanded
+
+
+def bridged_terms(text: str) -> list[list[str]]:
+    """The query's words in the other language as query terms, one group per word: English for its
+    Chinese, Chinese for its English (a dictionary gives several renderings of one word)."""
+    words = lexicon()
+    groups = [[t for w in group for t in query_terms(w)] for group in words.english_words(text) + words.chinese_words(text)]
+    return [list(dict.fromkeys(g)) for g in groups if g]
+
+
+def _match_bridged(
+    index: SearchIndex, query: SearchQuery, settings: RankSettings, known: set[str]
+) -> tuple[list[str], list[Candidate]]:
+    """Candidates for the query's words in the other language: for each word, the first few renderings
+    the memory holds, not the commonest (renderings never written are noise, common ones say little)."""
+    groups = [[t for t in g if t not in known] for g in bridged_terms(query.text)]
+    every = list(dict.fromkeys(t for g in groups for t in g))
+    if not every:
+        return [], []
+    counts = index.term_counts(every)
+    common = max(settings.common_term_floor, int(index.count_cached() * settings.common_term_share))
+    held: dict[str, None] = {}
+    for group in groups:
+        for term in [t for t in group if 0 < counts.get(t, 0) <= common][: settings.bridge_per_word]:
+            held.setdefault(term, None)
+    terms = list(held)[: settings.bridge_terms]
+    if not terms:
+        return [], []
+    candidates = index.match(
+        dict.fromkeys(terms, 1.0),
+        kinds=query.kinds or None,
+        since=query.since.isoformat() if query.since else None,
+        until=query.until.isoformat() if query.until else None,
+        limit=max(60, query.k * 3),
+        exclude=query.exclude,
+        score_cap=settings.score_cap,
+    )
+    return terms, candidates
+
+
+def add_scaled(hits: list[Hit], more: list[Hit], weight: float) -> list[Hit]:
+    """`hits` with `weight` times the scores of `more` added (items only in `more` join at that share)."""
+    if not more:
+        return hits
+    merged = {h.item.key: h for h in hits}
+    for hit in more:
+        known = merged.get(hit.item.key)
+        if known is None:
+            merged[hit.item.key] = Hit(hit.item, weight * hit.score, weight * hit.relevance, list(hit.terms))
+        else:
+            known.score += weight * hit.score
+            known.relevance = max(known.relevance, weight * hit.relevance)
+    return sorted(merged.values(), key=_order)
 
 
 def named_speaker(terms: list[str], names: dict[str, str]) -> str:

@@ -1,0 +1,59 @@
+"""Words said in one language are found from the other: Chinese questions over English memory and back."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+
+from companion.cli import main
+from companion.curate.gate import MemoryWriter
+from companion.memory.daylog import DayLog
+from companion.memory.history import Actor
+from companion.memory.longterm import LongTermStore
+from companion.memory.search import RankSettings, SearchQuery, open_index, search
+from companion.memory.search.rank import bridged_terms
+
+TZ = timezone.utc
+
+
+def say(home, day: date, *texts: str) -> None:
+    log = DayLog(home.days, lambda: datetime(day.year, day.month, day.day, 10, tzinfo=TZ))
+    for text in texts:
+        log.append("user", text)
+
+
+def found(home, question: str, **settings: object) -> list[str]:
+    return [h.item.text for h in search(open_index(home), SearchQuery(question, k=3), RankSettings(**settings))]
+
+
+def test_a_chinese_question_finds_what_was_said_in_english(home):
+    say(home, date(2024, 5, 1), "I joined a support group for new parents last week",
+        "The weather was grey all day", "Bought a new phone case")
+    assert found(home, "我参加了什么支持小组？")[0] == "I joined a support group for new parents last week"
+    assert found(home, "我参加了什么支持小组？", bridge_weight=0.0) == []  # without the dictionary: nothing
+
+
+def test_an_english_question_finds_what_was_said_in_chinese(home):
+    say(home, date(2024, 5, 1), "我对贝类过敏，吃虾会起疹子", "今天下雨了", "周末去爬山")
+    assert found(home, "Which food allergy do I have?")[0] == "我对贝类过敏，吃虾会起疹子"
+    assert "我对贝类过敏，吃虾会起疹子" not in found(home, "Which food allergy do I have?", bridge_weight=0.0)
+
+
+def test_the_same_language_still_ranks_first(home):
+    say(home, date(2024, 5, 1), "My shellfish allergy flared up at the restaurant", "我对贝类过敏")
+    hits = found(home, "shellfish allergy")
+    assert hits[0] == "My shellfish allergy flared up at the restaurant" and "我对贝类过敏" in hits
+
+
+def test_only_renderings_the_memory_holds_are_searched(home):
+    say(home, date(2024, 5, 1), "I lost my job at the bank")
+    terms = [t for group in bridged_terms("我丢了工作") for t in group]
+    assert {"lose", "work", "job"} <= set(terms)
+    assert len(terms) > 3  # the dictionary offers more than the memory holds...
+    hits = search(open_index(home), SearchQuery("我丢了工作", k=3))
+    assert [h.item.text for h in hits] == ["I lost my job at the bank"]
+
+
+def test_a_long_term_entry_is_found_across_languages_by_companion_search(home, capsys):
+    MemoryWriter(LongTermStore(home)).append("MEMORY.md", "- Allergic to shellfish", actor=Actor.EDITOR)
+    assert main(["search", "贝类"]) == 0
+    assert "Allergic to shellfish" in capsys.readouterr().out
