@@ -6,7 +6,7 @@ import re
 import unicodedata
 
 __all__ = [
-    "CJK", "CJK_CHAR", "HAN", "HAN_CHAR", "MONTHS", "MONTH_PATTERN", "WEEKDAYS", "WEEKDAY_PATTERN", "WORD_NUMBERS",
+    "CJK", "CJK_CHAR", "HAN", "HAN_CHAR", "IRREGULAR", "MONTHS", "MONTH_PATTERN", "WEEKDAYS", "WEEKDAY_PATTERN", "WORD_NUMBERS",
     "ZH_DIGITS", "ZH_NUMERALS", "ZH_WEEKDAYS", "cjk_count", "fold", "has_cjk", "has_han", "month_index",
     "zh_number", "zh_weekday",
 ]
@@ -107,3 +107,25 @@ def month_index(name: str) -> int:
 def zh_weekday(char: str) -> int:
     """'一' -> 0 (Monday) .. '日' / '天' -> 6."""
     return 6 if char == "天" else ZH_WEEKDAYS.index(char)
+
+
+# irregular English forms, by their base: what was said ("went", "bought") meets what is asked ("go", "buy")
+_IRREGULAR_BASES = {
+    "go": "went gone", "lose": "lost", "buy": "bought", "make": "made", "take": "took taken", "come": "came",
+    "see": "saw seen", "get": "got gotten", "give": "gave given", "find": "found", "tell": "told", "say": "said",
+    "think": "thought", "know": "knew known", "feel": "felt", "leave": "left", "meet": "met", "run": "ran",
+    "begin": "began begun", "write": "wrote written", "eat": "ate eaten", "drive": "drove driven",
+    "fly": "flew flown", "sing": "sang sung", "swim": "swam swum", "win": "won", "teach": "taught",
+    "bring": "brought", "catch": "caught", "build": "built", "send": "sent", "spend": "spent", "hold": "held",
+    "keep": "kept", "sleep": "slept", "hear": "heard", "stand": "stood", "understand": "understood",
+    "sell": "sold", "pay": "paid", "fall": "fell fallen", "break": "broke broken", "choose": "chose chosen",
+    "draw": "drew drawn", "drink": "drank drunk", "forget": "forgot forgotten", "grow": "grew grown",
+    "hide": "hid hidden", "ride": "rode ridden", "rise": "rose risen", "shake": "shook shaken",
+    "speak": "spoke spoken", "steal": "stole stolen", "throw": "threw thrown", "wake": "woke woken",
+    "wear": "wore worn", "become": "became", "mean": "meant", "lead": "led", "lend": "lent", "sit": "sat",
+    "fight": "fought", "bite": "bitten", "blow": "blew blown", "dig": "dug", "feed": "fed", "hang": "hung",
+    "strike": "struck", "swear": "swore sworn", "tear": "tore torn", "bend": "bent", "seek": "sought",
+    "sink": "sank sunk", "shoot": "shot", "shine": "shone", "freeze": "froze frozen", "forgive": "forgave forgiven",
+    "child": "children", "man": "men", "woman": "women", "foot": "feet", "tooth": "teeth", "mouse": "mice",
+}
+IRREGULAR = {form: base for base, forms in _IRREGULAR_BASES.items() for form in forms.split()}

@@ -15,7 +15,7 @@ from typing import Iterable
 
 import platformdirs
 
-from companion.memory.lang import CJK
+from companion.memory.lang import CJK, IRREGULAR
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +39,11 @@ _FILLER = re.compile(r"\b(?:sb|sth|one's|oneself|somebody|something|someone|sb's
 _LEADING = re.compile(r"^(?:to be |to |a |an |the )", re.I)
 # characters that are grammar, not topic: a question's 了 or 的 never stands for an English word
 _FUNCTION_CHARS = frozenset("的了是我你他她它们在有和就不也都吗呢吧啊么这那个着过地得把被让给对从向跟与及或而但又才只很还再最更哪谁几")
+# words that phrase a Chinese question or sentence, not what it is about
+QUESTION_WORDS = frozenset(
+    "什么 什么时候 为什么 为何 怎么 怎样 怎么样 如何 哪些 哪个 哪里 哪儿 哪 多少 几 是否 有没有 是不是 吗 呢 时候 曾经 "
+    "已经 一直 还是 或者 因为 所以 但是 然后 自己 一些 一个 可以 里 会 要 想 能 说".split()
+)
 # English words that are grammar in every sense: never looked up
 _ENGLISH_SKIP = frozenset(
     """a an the and or but if of to in on at by for from with as is are was were be been being am do does did
@@ -117,6 +122,21 @@ class Lexicon:
                     break
         return words
 
+    def content_phrases(self, run: str) -> list[str]:
+        """A run of Chinese without its grammar and question words: the stretches between them."""
+        phrases: list[str] = []
+        current = ""
+        for word in self.segment(run):
+            if word in QUESTION_WORDS or (len(word) == 1 and word in _FUNCTION_CHARS):
+                if current:
+                    phrases.append(current)
+                current = ""
+            else:
+                current += word
+        if current:
+            phrases.append(current)
+        return phrases
+
     def english_words(self, text: str) -> list[list[str]]:
         """English words for each Chinese word in `text` (the words of a question, not of its grammar)."""
         out: list[list[str]] = []
@@ -151,7 +171,7 @@ class Lexicon:
 
 def _lookup_forms(word: str) -> list[str]:
     """The word and its likely dictionary forms ('allergies' -> 'allergy', 'visited' -> 'visit')."""
-    forms = [word]
+    forms = [word, IRREGULAR[word]] if word in IRREGULAR else [word]
     if word.endswith("'s"):
         forms.append(word[:-2])
     for suffix, keep in (("ies", "y"), ("ied", "y"), ("es", ""), ("s", ""), ("ing", ""), ("ing", "e"), ("ed", ""),

@@ -10,7 +10,7 @@ from companion.memory.daylog import DayLog
 from companion.memory.history import Actor
 from companion.memory.longterm import LongTermStore
 from companion.memory.search import RankSettings, SearchQuery, open_index, search
-from companion.memory.search.rank import bridged_terms
+from companion.memory.search.rank import bridged_terms, search_terms
 
 TZ = timezone.utc
 
@@ -57,3 +57,10 @@ def test_a_long_term_entry_is_found_across_languages_by_companion_search(home, c
     MemoryWriter(LongTermStore(home)).append("MEMORY.md", "- Allergic to shellfish", actor=Actor.EDITOR)
     assert main(["search", "贝类"]) == 0
     assert "Allergic to shellfish" in capsys.readouterr().out
+
+
+def test_a_chinese_questions_grammar_is_not_searched_for(home):
+    say(home, date(2024, 5, 1), "你什么时候有空？什么时候都行，是什么时候的事？", "上周我去罗马短途旅行了一趟")
+    assert search_terms("我是什么时候去的罗马？") == ["去", "罗马"]
+    assert found(home, "我是什么时候去的罗马？")[0] == "上周我去罗马短途旅行了一趟"
+    assert search_terms("乔恩为什么丢了银行职员的工作") == ["乔恩", "丢", "银行", "行职", "职员", "工作"]

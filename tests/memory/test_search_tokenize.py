@@ -36,3 +36,9 @@ def test_terms_never_fail_and_query_terms_are_distinct(text):
     assert all(t and " " not in t for t in terms)
     q = query_terms(text)
     assert len(q) == len(set(q))
+
+
+def test_irregular_forms_meet_their_base():
+    assert index_terms("We went to Rome and bought shoes") == query_terms("go Rome buy shoes")
+    assert query_terms("children lost") == ["child", "lose"]
+    assert index_terms("I lost my job") == ["lose", "job"]

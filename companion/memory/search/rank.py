@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Iterable
 
+from companion.memory.lang import CJK
 from companion.memory.lexicon import lexicon
 from companion.memory.search.index import Candidate, SearchIndex
 from companion.memory.search.items import Item
@@ -50,7 +51,8 @@ class RankSettings:
     typo_terms: int = 2  # near terms added for a query word the index does not know
     common_term_share: float = 0.05  # a query word found in more than this share of items...
     common_term_floor: int = 5000  # ...and in more items than this is dropped when rarer words remain
-    score_cap: int = 3000  # query words in more items than this: only about this many of the newest are ranked
+    fetch_factor: float = 1.5  # word matches read per result wanted (speaker, time and neighbours re-rank them)
+    score_cap: int = 1500  # query words in more items than this: only about this many of the newest are ranked
     lexical: bool = True  # the word channel (off: meaning alone, for measuring)
     semantic: bool = True  # the meaning channel, when an embedder is there
     fusion: str = "weighted"  # "weighted": word score + weight x closeness in meaning | "rrf": by rank
@@ -149,7 +151,7 @@ def search(
 ) -> list[Hit]:
     """The best `query.k` items for the query, most relevant first: words and meaning, fused by rank."""
     settings = settings or RankSettings()
-    terms = query_terms(query.text)
+    terms = search_terms(query.text)
     meaning = semantic is not None and settings.semantic
     if query.k <= 0 or not (terms or meaning) or not (settings.lexical or meaning):
         return []
@@ -262,11 +264,23 @@ def _match(index: SearchIndex, terms: list[str], query: SearchQuery, settings: R
         kinds=query.kinds or None,
         since=query.since.isoformat() if query.since else None,
         until=query.until.isoformat() if query.until else None,
-        limit=max(60, query.k * 3),
+        limit=max(60, int(query.k * settings.fetch_factor)),
         exclude=query.exclude,
         score_cap=settings.score_cap,
     )
     return candidates, expanded
+
+
+_CJK_RUN = re.compile(f"[{CJK}]+")
+
+
+def search_terms(text: str) -> list[str]:
+    """The query's terms: Chinese is first cut into dictionary words and its grammar and question
+    words ("是什么时候", "的") left out, so their bigrams do not match every other sentence."""
+    words = lexicon()
+    if not words.english:
+        return query_terms(text)
+    return query_terms(_CJK_RUN.sub(lambda m: " " + " ".join(words.content_phrases(m.group(0))) + " ", text))
 
 
 def bridged_terms(text: str) -> list[list[str]]:
@@ -300,7 +314,7 @@ def _match_bridged(
         kinds=query.kinds or None,
         since=query.since.isoformat() if query.since else None,
         until=query.until.isoformat() if query.until else None,
-        limit=max(60, query.k * 3),
+        limit=max(60, int(query.k * settings.fetch_factor)),
         exclude=query.exclude,
         score_cap=settings.score_cap,
     )

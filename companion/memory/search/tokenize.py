@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from companion.memory.lang import CJK, fold
+from companion.memory.lang import CJK, IRREGULAR, fold
 
 # CJK ideographs, kana and hangul: written without spaces, so they are cut into overlapping pairs.
 _CJK = CJK
@@ -19,6 +19,8 @@ STOPWORDS = frozenset(
 )
 # CJK function characters that carry no topic on their own
 _CJK_STOP = frozenset("的了是我你他她它们在有和就不也都吗呢吧啊么这那个")
+
+
 
 
 def stem(word: str) -> str:
@@ -42,7 +44,8 @@ def _word(token: str) -> str:
     """A word's term: the possessive goes first ("Melanie's" is Melanie, not a plural), then the stem."""
     if token.endswith("'s"):
         token = token[:-2]
-    return stem(token.replace("'", ""))
+    token = token.replace("'", "")
+    return IRREGULAR.get(token) or stem(token)
 
 
 def _normalize(text: str) -> str:
