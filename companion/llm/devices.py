@@ -132,7 +132,10 @@ def load_error(path: Path) -> str:
     try:
         handle = ctypes.CDLL(str(path))
     except OSError as exc:
-        text = str(exc)
+        # A frozen app's ctypes (PyInstaller) replaces the loader's message with a guess about the build;
+        # the loader's own error is the cause it chains.
+        cause = exc.__cause__
+        text = str(cause if isinstance(cause, OSError) else exc)
         if text.startswith(str(path)):
             text = text[len(str(path)):].lstrip(": ")
         return text.strip() or type(exc).__name__

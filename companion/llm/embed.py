@@ -100,7 +100,9 @@ class LlamaEmbedder:
 
     def __init__(self, path: Path, spec: EmbedderModel, threads: int = 1) -> None:
         try:
-            import llama_cpp
+            from companion.llm.llama import llama_cpp_module
+
+            llama_cpp = llama_cpp_module()
         except ImportError as exc:
             raise ModelError("llama-cpp-python is not installed.") from exc
         self.spec = spec
@@ -112,7 +114,8 @@ class LlamaEmbedder:
             self._llama = llama_cpp.Llama(
                 model_path=str(path), embedding=True, pooling_type=_pooling_type(llama_cpp, spec.pooling),
                 n_ctx=spec.n_ctx, n_batch=spec.n_ctx, n_ubatch=spec.n_ctx, n_threads=threads,
-                n_threads_batch=threads, n_gpu_layers=0, verbose=False,
+                # On the CPU, all of it: no layers and no batches for a GPU (the chat model keeps its memory).
+                n_threads_batch=threads, n_gpu_layers=0, op_offload=False, verbose=False,
             )
         except (ValueError, RuntimeError, OSError) as exc:
             raise ModelError(f"The embedding model {path.name} cannot be loaded ({exc}).") from exc

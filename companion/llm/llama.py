@@ -47,6 +47,12 @@ def _llama_cpp() -> Any:
     return llama_cpp
 
 
+def llama_cpp_module() -> Any:
+    """llama_cpp ready to load a model, for a `Llama` made outside this module (a GGUF embedder): a GPU build
+    registers its backends, the CPU's among them, only here; without them no model loads."""
+    return _llama_cpp()
+
+
 def _registry(llama_cpp: Any) -> Registry:
     """ggml's backend registry, with the CPU and GPU modules of a GGML_BACKEND_DL build loaded (once).
 
@@ -359,6 +365,9 @@ class LlamaBackend:
                     # not help and make the first token slower on a busy machine.
                     n_threads_batch=self.max_threads,
                     n_gpu_layers=layers,
+                    # On the CPU, llama.cpp would still hand big batches to a GPU backend it found (op offload):
+                    # CPU only, or the fallback from a GPU that failed, must not touch the GPU at all.
+                    op_offload=layers != 0,
                     chat_format=chat_format,
                     verbose=False,
                 )

@@ -24,6 +24,7 @@ headers_dir() {
     system=$(sed -n 's/^#define VK_HEADER_VERSION \([0-9]*\)/\1/p' /usr/include/vulkan/vulkan_core.h 2>/dev/null || true)
     if [ -n "$system" ] && [ "$system" -ge 275 ] && [ "${VULKAN_HEADERS:-}" != auto ]; then echo /usr/include; return; fi
     apt="$WORK/apt"
+    if [ -f "$apt/headers/usr/include/vulkan/vulkan_core.h" ]; then echo "$apt/headers/usr/include"; return; fi
     mkdir -p "$apt/lists/partial" "$apt/archives/partial" "$apt/headers"
     echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main" > "$apt/sources.list"
     opts="-o Dir::Etc::sourcelist=$apt/sources.list -o Dir::Etc::sourceparts=- -o Dir::State::Lists=$apt/lists -o Dir::Cache=$apt -o APT::Get::List-Cleanup=0"
@@ -43,13 +44,26 @@ export CMAKE_ARGS="$ARGS ${EXTRA_CMAKE_ARGS:-}"
 export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2}
 BUILD="$WORK/cmake"
 
+# The sources live at a fixed path: CMake's cache and ninja's log name them, so a second run (or one after
+# an interrupted build) recompiles only what is missing instead of starting over in a new temporary folder.
+SRC=${LLAMA_CPP_SRC:-$WORK/src/llama_cpp_python-$VERSION}
+if [ ! -f "$SRC/pyproject.toml" ]; then
+    mkdir -p "$WORK/sdist" "$(dirname "$SRC")"
+    "$PYTHON" -m pip download --no-deps --no-binary llama-cpp-python -d "$WORK/sdist" "llama-cpp-python==$VERSION"
+    rm -rf "$SRC.partial"
+    mkdir -p "$SRC.partial"
+    tar -xzf "$WORK/sdist/llama_cpp_python-$VERSION.tar.gz" -C "$SRC.partial" --strip-components=1
+    rm -rf "$SRC"
+    mv "$SRC.partial" "$SRC"
+fi
+
 if [ -n "$TARGET" ]; then
     set -- --target "$TARGET" --upgrade
 else
     set -- --force-reinstall
 fi
-"$PYTHON" -m pip install --no-deps --no-cache-dir --no-binary llama-cpp-python \
-    --config-settings=build-dir="$BUILD" "$@" "llama-cpp-python==$VERSION"
+"$PYTHON" -m pip install --no-deps --no-cache-dir \
+    --config-settings=build-dir="$BUILD" "$@" "$SRC"
 
 # llama-cpp-python installs the backends it names; the CPU variants are extra modules beside them.
 LIB=$("$PYTHON" - "$TARGET" <<'PY'

@@ -112,6 +112,24 @@ def test_load_error_names_the_missing_library(tmp_path: Path) -> None:
     assert devices.load_error(Path(ctypes.util.find_library("c") or "libc.so.6")) == ""
 
 
+def test_load_error_in_a_frozen_app_gives_the_loaders_own_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    broken = tmp_path / "libggml-vulkan.so"
+    broken.write_bytes(b"not a library")
+
+    class FrozenCDLL(ctypes.CDLL):  # what PyInstaller's runtime puts in place of ctypes.CDLL
+        def __init__(self, name: str, *args: Any, **kwargs: Any) -> None:
+            try:
+                super().__init__(name, *args, **kwargs)
+            except Exception as base_error:
+                raise OSError(f"Failed to load dynlib/dll {name!r}. Most likely this dynlib/dll was not found "
+                              "when the application was frozen.") from base_error
+
+    plain = devices.load_error(broken)
+    monkeypatch.setattr(devices.ctypes, "CDLL", FrozenCDLL)
+    frozen = devices.load_error(broken)
+    assert frozen == plain and "frozen" not in frozen and frozen
+
+
 def test_device_label_and_failure_reason() -> None:
     assert devices.device_label(0, 31, "RTX") == "CPU"
     assert devices.device_label(31, 31, "NVIDIA GeForce RTX 3060") == "NVIDIA GeForce RTX 3060 · 31/31 layers"

@@ -71,6 +71,7 @@ def test_pooling_and_prefixes_are_set_per_model(tiny_model_path):
     spec = dataclasses.replace(EMBEDDERS[0], pooling="mean", query_prefix="query: ", passage_prefix="passage: ")
     embedder = EMB.LlamaEmbedder(tiny_model_path, spec)
     try:
+        assert embedder._llama.context_params.op_offload is False  # on the CPU, batches too
         plain = embedder._embed(["hello there"])[0]
         assert not np.allclose(embedder.query("hello there"), plain)
         assert np.allclose(embedder._embed(["query: hello there"])[0], embedder.query("hello there"), atol=1e-5)

@@ -116,6 +116,12 @@ def test_a_processor_without_avx2_gets_a_clear_error_instead_of_a_crash(tiny_mod
         LlamaBackend(tiny_model_path, n_ctx=256)
 
 
+def test_on_the_cpu_llama_cpp_hands_nothing_to_a_gpu(tiny_backend):
+    """With no layers on the GPU, llama.cpp's op offload (big batches to a GPU backend it found) is off too."""
+    assert tiny_backend.info.n_gpu_layers == 0
+    assert tiny_backend._llm.context_params.op_offload is False
+
+
 def test_counting_after_close_does_not_touch_the_freed_model(tiny_model_path):
     """llama.cpp frees the tokenizer with the model: tokenizing after close() crashed the process."""
     code = (

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -51,3 +53,37 @@ def test_first_greedy_tokens_and_top1_agree_with_the_cpu_build(vulkan_run) -> No
     result = bench.compare(cpu, report)
     assert result["greedy_ok"], (cpu["greedy"], report["greedy"])
     assert result["top1_ok"], result["top1_agreement"]
+
+
+def test_cpu_only_in_the_vulkan_build_stays_off_the_device(vulkan_run) -> None:
+    """Settings > Model "CPU only" (and the fallback from a GPU that failed) with a Vulkan device present."""
+    bench, _report, work = vulkan_run
+    cpu_only = bench.run_child("cpu-only", SITE, work)
+    cpu = bench.run_child("cpu", None, work)
+    assert cpu_only["app_device"] == "CPU" and cpu_only["app_layers"] == 0
+    # After a prompt long enough for llama.cpp to hand its batch to a GPU backend: the same tokens, and in
+    # about the CPU build's time (lavapipe took 40 times as long when the batch went to it).
+    assert cpu_only["long_greedy"] == cpu["long_greedy"]
+    assert cpu_only["long_ttft_s"] < max(5 * cpu["long_ttft_s"], cpu["long_ttft_s"] + 2.0), (cpu_only, cpu)
+
+
+EMBED_FIRST = """
+import dataclasses, time
+from companion.llm import embed
+from companion.llm.catalog import EMBEDDERS
+from companion.llm.default_model import default_model_path
+spec = dataclasses.replace(EMBEDDERS[0], pooling="mean", n_ctx=512)
+embedder = embed.LlamaEmbedder(default_model_path(), spec)
+started = time.perf_counter()
+vectors = embedder.passages(["Companion keeps its memory in plain files that the user can read. " * 12])
+print(vectors.shape[1], time.perf_counter() - started)
+"""
+
+
+def test_a_gguf_embedder_loads_first_in_the_vulkan_build(vulkan_run) -> None:
+    """A GGUF embedder as the first llama.cpp model of a process: the backends get registered, and it stays on the CPU."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SITE), str(ROOT)]), GGML_VK_VISIBLE_DEVICES="0")
+    result = subprocess.run([sys.executable, "-c", EMBED_FIRST], env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    dim, seconds = result.stdout.split()
+    assert int(dim) > 0 and float(seconds) < 30  # lavapipe, handed the batch, takes minutes
