@@ -424,6 +424,11 @@
   <context>
     <name>MainWindow</name>
     <message>
+      <location filename="../../companion/ui/main_window.py" line="439" />
+      <source>{device} · {n}/{total} layers</source>
+      <translation>{device} · {n}/{total} 层</translation>
+    </message>
+    <message>
       <location filename="../../companion/ui/main_window.py" line="350" />
       <source>SmolLM2 135M (built-in)</source>
       <translation>SmolLM2 135M（内置）</translation>
