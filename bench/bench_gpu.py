@@ -54,7 +54,7 @@ def child(mode: str, out: Path) -> int:
     from companion.llm import loader
     from companion.llm.llama import machine
     from companion.llm.default_model import default_model_path
-    from companion.llm.hardware import GPU_LAYERS_ALL, GPU_LAYERS_AUTO
+    from companion.llm.hardware import GPU_LAYERS_ALL
     from companion.settings import ModelSettings
 
     report: dict[str, Any] = {"mode": mode}
@@ -62,7 +62,9 @@ def child(mode: str, out: Path) -> int:
     report["devices"] = [g.describe() for g in caps.gpus]
     report["gpu_note"] = caps.gpu_note
     report["gpu_offload"] = caps.gpu_offload
-    layers = 0 if mode in ("cpu", "cpu-only") else GPU_LAYERS_AUTO
+    # Auto leaves a CPU-type device such as lavapipe alone (it is no faster than the CPU); "All on the
+    # GPU" is the user's own choice and still puts every layer on it, which is what is checked here.
+    layers = 0 if mode in ("cpu", "cpu-only") else GPU_LAYERS_ALL
     threads = 1 if mode == "cpu-only" else 2  # cpu-only: one thread, like the raw CPU run it is compared with
     backend = loader.load_backend(ModelSettings(n_ctx=512, n_threads=threads, n_gpu_layers=layers), caps=caps)
     report["app_device"] = backend.info.device

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import ctypes
+import ctypes.util
+import functools
 import logging
+import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from companion.llm.hardware import GpuDevice, GpuProbe
 
@@ -30,11 +33,80 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
 }
 
 
-class Registry:
-    """ggml's backend registry in the loaded llama.cpp (`ggml` is the libggml CDLL, `lib_dir` its folder)."""
+VK_PHYSICAL_DEVICE_TYPE_CPU = 4  # VkPhysicalDeviceType
+_VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO = 1
+_VK_NAME_OFFSET, _VK_NAME_SIZE, _VK_TYPE_OFFSET = 20, 256, 16  # in VkPhysicalDeviceProperties
+_VK_PROPERTIES_SIZE = 4096  # more than sizeof(VkPhysicalDeviceProperties) (824) on every platform
 
-    def __init__(self, ggml: Any, lib_dir: Path) -> None:
+
+class _VkInstanceCreateInfo(ctypes.Structure):
+    _fields_ = [("sType", ctypes.c_int), ("pNext", ctypes.c_void_p), ("flags", ctypes.c_uint32),
+                ("pApplicationInfo", ctypes.c_void_p), ("enabledLayerCount", ctypes.c_uint32),
+                ("ppEnabledLayerNames", ctypes.c_void_p), ("enabledExtensionCount", ctypes.c_uint32),
+                ("ppEnabledExtensionNames", ctypes.c_void_p)]
+
+
+def _vulkan_library() -> Any:
+    names = {"win32": ["vulkan-1.dll"], "darwin": ["libvulkan.1.dylib", "libMoltenVK.dylib"]}.get(
+        sys.platform, ["libvulkan.so.1"])
+    found = ctypes.util.find_library("vulkan")
+    for name in names + ([found] if found else []):
+        try:
+            return ctypes.CDLL(name)
+        except OSError:
+            continue
+    return None
+
+
+@functools.cache
+def vulkan_cpu_devices() -> frozenset[str]:
+    """The names of the Vulkan devices whose driver says they are a CPU (lavapipe/llvmpipe, SwiftShader):
+    ggml reports every Vulkan device as a GPU, the Vulkan loader reports its real type. Empty without Vulkan."""
+    vk = _vulkan_library()
+    if vk is None:
+        return frozenset()
+    try:
+        vk.vkCreateInstance.restype = ctypes.c_int
+        vk.vkCreateInstance.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p)]
+        vk.vkEnumeratePhysicalDevices.restype = ctypes.c_int
+        vk.vkEnumeratePhysicalDevices.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint32), ctypes.c_void_p]
+        vk.vkGetPhysicalDeviceProperties.restype = None
+        vk.vkGetPhysicalDeviceProperties.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        vk.vkDestroyInstance.restype = None
+        vk.vkDestroyInstance.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    except AttributeError:
+        return frozenset()
+    info = _VkInstanceCreateInfo(sType=_VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO)
+    instance = ctypes.c_void_p()
+    if vk.vkCreateInstance(ctypes.byref(info), None, ctypes.byref(instance)) != 0:
+        return frozenset()
+    try:
+        count = ctypes.c_uint32(0)
+        if vk.vkEnumeratePhysicalDevices(instance, ctypes.byref(count), None) != 0 or not count.value:
+            return frozenset()
+        handles = (ctypes.c_void_p * count.value)()
+        if vk.vkEnumeratePhysicalDevices(instance, ctypes.byref(count), handles) not in (0, 5):  # 5: VK_INCOMPLETE
+            return frozenset()
+        names = set()
+        for handle in handles[:count.value]:
+            props = ctypes.create_string_buffer(_VK_PROPERTIES_SIZE)
+            vk.vkGetPhysicalDeviceProperties(handle, props)
+            kind = int.from_bytes(props.raw[_VK_TYPE_OFFSET:_VK_TYPE_OFFSET + 4], sys.byteorder, signed=True)
+            if kind == VK_PHYSICAL_DEVICE_TYPE_CPU:
+                raw = props.raw[_VK_NAME_OFFSET:_VK_NAME_OFFSET + _VK_NAME_SIZE]
+                names.add(raw.split(b"\0", 1)[0].decode("utf-8", "replace"))
+        return frozenset(names)
+    finally:
+        vk.vkDestroyInstance(instance, None)
+
+
+class Registry:
+    """ggml's backend registry in the loaded llama.cpp (`ggml` is the libggml CDLL, `lib_dir` its folder);
+    `vulkan_cpus` names the Vulkan devices that are really a CPU."""
+
+    def __init__(self, ggml: Any, lib_dir: Path, vulkan_cpus: Callable[[], frozenset[str]] = vulkan_cpu_devices) -> None:
         self.lib_dir = lib_dir
+        self._vulkan_cpus = vulkan_cpus
         self._fn: dict[str, Any] = {}
         for name, (restype, argtypes) in _SIGNATURES.items():
             try:
@@ -78,13 +150,15 @@ class Registry:
             free, total = ctypes.c_size_t(0), ctypes.c_size_t(0)
             self._fn["ggml_backend_dev_memory"](device, ctypes.byref(free), ctypes.byref(total))
             backend = _text(self._fn["ggml_backend_reg_name"](self._fn["ggml_backend_dev_backend_reg"](device)))
+            name = _text(self._fn["ggml_backend_dev_description"](device)) or _text(self._fn["ggml_backend_dev_name"](device))
             found.append(GpuDevice(
-                name=_text(self._fn["ggml_backend_dev_description"](device)) or _text(self._fn["ggml_backend_dev_name"](device)),
+                name=name,
                 total_bytes=total.value or None,
                 free_bytes=free.value or None,
                 backend=backend,
                 device_id=_text(self._fn["ggml_backend_dev_name"](device)),
                 integrated=kind == DEV_IGPU,
+                cpu_type=backend.lower() == "vulkan" and name in self._vulkan_cpus(),
             ))
         return found
 

@@ -28,6 +28,7 @@ class GpuDevice:
     backend: str = ""  # the llama.cpp backend that drives it: Vulkan, CUDA, Metal...
     device_id: str = ""  # llama.cpp's name for it ("Vulkan0")
     integrated: bool = False  # shares the system's RAM
+    cpu_type: bool = False  # a CPU behind a GPU interface (lavapipe, SwiftShader): never faster than the CPU
 
     def describe(self) -> str:
         """"NVIDIA GeForce RTX 3060 (Vulkan, 11.2 of 12.0 GB free)"."""
@@ -70,15 +71,20 @@ class Capabilities:
     gpu_reason: GpuProbe | None = None  # the same, for a translated note
 
     @property
+    def real_gpus(self) -> list[GpuDevice]:
+        """The devices worth offloading to: a CPU-type device only does the CPU's work, more slowly."""
+        return [g for g in self.gpus if not g.cpu_type]
+
+    @property
     def vram_free(self) -> int | None:
         if self.unified_memory and self.ram_available is not None:
             return self.ram_available
-        known = [g.free_bytes for g in self.gpus if g.free_bytes is not None]
+        known = [g.free_bytes for g in self.real_gpus if g.free_bytes is not None]
         return max(known) if known else None
 
     @property
     def best_gpu(self) -> GpuDevice | None:
-        return best_device(self.gpus) if self.gpu_offload else None
+        return best_device(self.real_gpus) if self.gpu_offload else None
 
     def describe_gpu(self) -> str:
         if not self.gpu_offload:
@@ -186,8 +192,9 @@ def estimate(meta: GGUFInfo, n_ctx: int, gpu_layers: int) -> MemoryEstimate:
 
 
 def auto_gpu_layers(meta: GGUFInfo, n_ctx: int, caps: Capabilities) -> int:
-    """As many layers as fit in free VRAM; all if VRAM cannot be read; 0 without GPU support."""
-    if not caps.gpu_offload:
+    """As many layers as fit in free VRAM; all if VRAM cannot be read; 0 without GPU support or when the
+    only devices are CPU-type ones."""
+    if not caps.gpu_offload or (caps.gpus and caps.best_gpu is None):
         return 0
     free = caps.vram_free
     if free is None:

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 from companion.errors import AlreadyRunningError, CompanionError
 from companion.paths import Home, resources_dir
 from companion.runtime import Runtime, open_home
+from companion.ui.jobs import exit_if_stuck
 
 if TYPE_CHECKING:
     from companion.ui.main_window import MainWindow
@@ -121,11 +122,13 @@ def run(args: argparse.Namespace) -> int:
         check_at_start(window, window.store, window.memory_pane.open_file)
         if previous_crash:
             _show_crash(window, runtime.home, previous_crash)
-        return int(app.exec())
+        code = int(app.exec())
     finally:
         termination.stop()
         stop_crash_log(runtime.home, crash_handle)
         runtime.close()
+    exit_if_stuck(code)  # everything is saved by now; a thread stuck in a C call must not abort the exit
+    return code
 
 
 def open_window(runtime: Runtime, *, autoload: bool = True) -> "MainWindow":

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from companion.agent.session import ChatSession, Loader
 from companion.agent.events import Done, EventKind, Failed, MemoryNote, ToolRan, Trimmed, TurnEvent, UserLogged
-from companion.llm.base import Backend
+from companion.llm.base import Backend, ModelInfo
 from companion.llm.catalog import EMBEDDED_LABEL
 from companion.atomic import atomic_write
 from companion.errors import CompanionError
@@ -458,14 +458,20 @@ class MainWindow(QMainWindow):
     def _model_loaded(self, backend: Backend) -> None:
         self.progress.hide()
         info = backend.info
-        device = info.device or "CPU"
         name = self.tr("SmolLM2 135M (built-in)") if info.name == EMBEDDED_LABEL else info.name
-        self.model_label.setText(f"{name} · {device}")
+        self.model_label.setText(f"{name} · {self._device_text(info)}")
         self.model_label.setToolTip(info.path)
         self._set_backend(backend)
         for warning in info.warnings:
             self.chat.add_notice(warning)
         self.show_message(self.tr("Model ready."), 3000)
+
+    def _device_text(self, info: ModelInfo) -> str:
+        """Where the model runs, in the interface language: "CPU", "RTX 3060 · 31/31 layers", or its server."""
+        if info.n_gpu_layers > 0 and not info.device.startswith("server"):
+            return self.tr("{device} · {n}/{total} layers").format(
+                device=info.gpu_name or "GPU", n=info.n_gpu_layers, total=info.total_layers or info.n_gpu_layers)
+        return info.device or "CPU"
 
     def _model_failed(self, message: str) -> None:
         self.progress.hide()

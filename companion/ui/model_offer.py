@@ -51,6 +51,7 @@ def should_offer(window: WindowAPI) -> bool:
     return model.backend == "llama" and not model.path and not model.offer_declined
 
 
+PROBE_WAIT_MS = 3_000  # quitting waits this long for the probe: it saves only a speed measurement
 Detect = Callable[[bool], Capabilities]  # gpu_offload -> this machine
 Measure = Callable[[Capabilities], speed.Benchmark]  # this machine -> the built-in model's speed here
 
@@ -101,7 +102,8 @@ def install(window: WindowAPI, caps: Capabilities | None = None, chinese: bool |
         if backend is None or jobs or not should_offer(window):
             return
         offload = backend.info.gpu_offload_supported
-        job = BackgroundJob(lambda _report, _cancelled: work(offload), window.widget, name="machine-probe")
+        job = BackgroundJob(lambda _report, _cancelled: work(offload), window.widget, name="machine-probe",
+                            stop_wait_ms=PROBE_WAIT_MS)
         job.succeeded.connect(lambda result: _show(window, result[0], bool(chinese), result[1]))
         job.finished.connect(job.deleteLater)
         window.closing.connect(job.stop)

@@ -266,6 +266,10 @@ class ModelDialog(QDialog):
         """Why there is no GPU, in the interface language (llm/devices.py says it in English)."""
         reason = self.caps.gpu_reason
         kind = reason.reason if reason is not None else ""
+        cpu_type = [g.name for g in self.caps.gpus if g.cpu_type] if self.caps.gpu_offload else []
+        if cpu_type:
+            return self.tr("{name} is the processor behind a graphics interface, no faster than the CPU; "
+                           "Auto runs on the CPU.").format(name=", ".join(cpu_type))
         if kind == devices.DRIVER_MISSING:
             return self.tr("No {backend} GPU: its driver library could not be loaded ({detail}); running on the CPU.").format(
                 backend=reason.backend, detail=reason.detail)  # type: ignore[union-attr]

@@ -13,10 +13,12 @@ from companion.agent.events import Delta, Failed, TurnEvent
 from companion.errors import CompanionError
 from companion.llm.base import Backend
 from companion.settings import ModelSettings
+from companion.ui.jobs import outlive
 
 log = logging.getLogger(__name__)
 
 FLUSH_SECONDS = 1 / 30  # the view repaints at most ~30 times a second while streaming
+QUIT_WAIT_MS = 15_000  # quitting waits this long for the model to close (a reply stops within one token)
 
 
 class ModelWorker(QObject):
@@ -175,14 +177,16 @@ class ModelController(QObject):
         """Thread-safe: the backend stops within one token."""
         self.session.cancel()
 
-    def shutdown(self, timeout_ms: int = 30_000) -> bool:
-        """Cancel any reply, close the model in its thread, wait for the thread. True if it stopped."""
+    def shutdown(self, timeout_ms: int | None = None) -> bool:
+        """Cancel any reply, close the model in its thread, wait for the thread at most `timeout_ms`
+        (QUIT_WAIT_MS by default). True if it stopped; otherwise the thread, the worker and the session
+        are kept alive until the process ends (a load or a prompt stuck in llama.cpp cannot be interrupted)."""
         if not self.thread.isRunning():
             return True
         self.worker.closing = True
         self.cancel()
         self._close.emit()
-        stopped = self.thread.wait(timeout_ms)
-        if not stopped:
-            log.warning("the model thread did not stop in time")
-        return bool(stopped)
+        if self.thread.wait(QUIT_WAIT_MS if timeout_ms is None else timeout_ms):
+            return True
+        outlive(self.thread, self.worker, self.session)
+        return False

@@ -424,6 +424,11 @@
   <context>
     <name>MainWindow</name>
     <message>
+      <location filename="../../companion/ui/main_window.py" line="439" />
+      <source>{device} · {n}/{total} layers</source>
+      <translation>{device} · {n}/{total} 层</translation>
+    </message>
+    <message>
       <location filename="../../companion/ui/main_window.py" line="350" />
       <source>SmolLM2 135M (built-in)</source>
       <translation>SmolLM2 135M（内置）</translation>
@@ -845,6 +850,11 @@ You can still read the conversation and edit your memory. Choose another model f
   </context>
   <context>
     <name>ModelDialog</name>
+    <message>
+      <location filename="../../companion/ui/model_settings.py" line="271" />
+      <source>{name} is the processor behind a graphics interface, no faster than the CPU; Auto runs on the CPU.</source>
+      <translation>{name} 是以显卡接口出现的处理器，不比 CPU 快；“自动”会在 CPU 上运行。</translation>
+    </message>
     <message>
       <location filename="../../companion/ui/model_settings.py" line="97" />
       <source>Model</source>

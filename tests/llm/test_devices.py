@@ -148,3 +148,26 @@ def test_this_cpu_build_reports_no_gpu_and_why() -> None:
     assert not probe.offload and probe.note.endswith("running on the CPU.")
     assert machine().gpu_note == probe.note
 
+
+
+LAVAPIPE = ("Vulkan0", "llvmpipe (LLVM 15.0.6, 256 bits)", DEV_GPU, 30 * GIB, 32 * GIB, "Vulkan")  # ggml says GPU
+
+
+def test_a_cpu_type_vulkan_device_is_never_the_gpu_to_offload_to(tmp_path: Path, tiny_model_path: Path) -> None:
+    meta = read_gguf(tiny_model_path)
+    is_cpu = lambda: frozenset({LAVAPIPE[1]})  # noqa: E731 (what the Vulkan loader reports for lavapipe)
+    probe = Registry(FakeGgml([CPU, LAVAPIPE]), tmp_path, vulkan_cpus=is_cpu).probe(offload=True)
+    assert [(g.name, g.cpu_type) for g in probe.devices] == [(LAVAPIPE[1], True)]
+    caps = hardware.detect(probe)
+    assert caps.best_gpu is None and caps.vram_free is None and "llvmpipe" in caps.describe_gpu()
+    assert hardware.resolve_gpu_layers(hardware.GPU_LAYERS_AUTO, meta, 2048, caps) == 0
+    beside = hardware.detect(Registry(FakeGgml([CPU, LAVAPIPE, RTX]), tmp_path, vulkan_cpus=is_cpu).probe(offload=True))
+    assert beside.best_gpu is not None and beside.best_gpu.name == RTX[1] and beside.vram_free == 11 * GIB
+
+
+def test_the_vulkan_loader_reports_lavapipe_as_a_cpu() -> None:
+    """The real Vulkan loader on this machine (Debian's mesa-vulkan-drivers gives lavapipe)."""
+    if devices._vulkan_library() is None or not any(Path(d, "lvp_icd.x86_64.json").exists()
+                                                     for d in ("/usr/share/vulkan/icd.d", "/etc/vulkan/icd.d")):
+        pytest.skip("no Vulkan loader with lavapipe here")
+    assert any(name.startswith("llvmpipe") for name in devices.vulkan_cpu_devices())

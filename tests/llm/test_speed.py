@@ -114,3 +114,17 @@ def test_benchmark_of_the_built_in_model_through_the_loader(tiny_model_path: Pat
                             caps, tiny_model_path.stat().st_size)
     assert bench.measured and bench.cpu_tps > 1 and bench.gpu_tps is None
     assert bench.machine == speed.machine_key(caps)
+
+
+def test_a_cpu_type_vulkan_device_is_estimated_at_the_cpu_speed() -> None:
+    lavapipe = GpuDevice("llvmpipe (LLVM 15.0.6, 256 bits)", 32 * GIB, 30 * GIB, "Vulkan", cpu_type=True)
+    caps = Capabilities(gpu_offload=True, gpus=[lavapipe], physical_cores=2, ram_total=16 * GIB, ram_available=12 * GIB)
+    model = by_key("qwen2.5-1.5b")
+    assert model is not None
+    bench = speed.prior(caps, BUILT_IN)
+    cpu = speed.tokens_per_s(model.size_bytes, bench, caps, share=0.0)
+    assert speed.gpu_share(model.size_bytes, caps) == 0.0
+    assert speed.tokens_per_s(model.size_bytes, bench, caps) == cpu == speed.tokens_per_s(model.size_bytes, bench, LAPTOP)
+    assert speed.prior(caps, BUILT_IN).machine == speed.prior(LAPTOP, BUILT_IN).machine  # no GPU to measure on
+    as_gpu = Capabilities(gpu_offload=True, gpus=[GpuDevice(lavapipe.name, 32 * GIB, 30 * GIB, "Vulkan")], physical_cores=2)
+    assert speed.tokens_per_s(model.size_bytes, bench, as_gpu) > cpu * 3  # what it was taken for before

@@ -112,3 +112,40 @@ def test_memory_refusals_in_a_chinese_session_are_chinese(qtbot, chinese, tmp_pa
         assert editor.banner.label.text() == "未保存：看起来像密码、密钥或令牌，记忆里从不保存机密。"
     finally:
         window.shutdown()
+
+
+def _on_gpu() -> object:
+    import dataclasses
+
+    from companion.llm.scripted import ScriptedBackend
+
+    backend = ScriptedBackend()
+    backend.info = dataclasses.replace(backend.info, n_gpu_layers=31, total_layers=31, gpu_name="NVIDIA GeForce RTX 3060",
+                                       device="NVIDIA GeForce RTX 3060 · 31/31 layers", gpu_offload_supported=True)
+    return backend
+
+
+def test_the_status_bar_names_the_gpu_layers_in_chinese(qtbot, chinese, tmp_path) -> None:
+    home = Home(tmp_path / "zh")
+    ensure_home(home, ZH.name())
+    window = MainWindow(home, Settings(), autoload=False, extensions=())
+    qtbot.addWidget(window)
+    try:
+        with qtbot.waitSignal(window.backend_changed, check_params_cb=lambda b: b is not None):
+            window.use_backend(_on_gpu())
+        assert window.model_label.text() == "scripted · NVIDIA GeForce RTX 3060 · 31/31 层"
+    finally:
+        window.shutdown()
+
+
+def test_the_status_bar_names_the_gpu_layers_in_english(qtbot, tmp_path) -> None:
+    home = Home(tmp_path / "en")
+    ensure_home(home, "en_US")
+    window = MainWindow(home, Settings(), autoload=False, extensions=())
+    qtbot.addWidget(window)
+    try:
+        with qtbot.waitSignal(window.backend_changed, check_params_cb=lambda b: b is not None):
+            window.use_backend(_on_gpu())
+        assert window.model_label.text() == "scripted · NVIDIA GeForce RTX 3060 · 31/31 layers"
+    finally:
+        window.shutdown()

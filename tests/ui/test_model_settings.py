@@ -408,3 +408,22 @@ def test_every_string_is_translated_in_a_chinese_session(make_window, qtbot, qap
             qapp.removeTranslator(translator)
         QLocale.setDefault(previous)
 
+
+
+def test_a_cpu_type_vulkan_device_is_named_and_auto_stays_on_the_cpu(make_window, qtbot):
+    import re
+
+    window = make_window()
+    lavapipe = GpuDevice("llvmpipe (LLVM 15.0.6, 256 bits)", 32 * 2**30, 30 * 2**30, "Vulkan", cpu_type=True)
+    caps = Capabilities(gpu_offload=True, gpus=[lavapipe], physical_cores=2, ram_total=8 * 2**30, ram_available=6 * 2**30)
+    plain = Capabilities(physical_cores=2, ram_total=8 * 2**30, ram_available=6 * 2**30)
+    dialog = ModelDialog(window, KeyStore(window.home, use_keyring=False), caps)
+    without = ModelDialog(window, KeyStore(window.home, use_keyring=False), plain)
+    qtbot.addWidget(dialog)
+    qtbot.addWidget(without)
+    assert dialog.gpu_label.text() == ("llvmpipe (LLVM 15.0.6, 256 bits) is the processor behind a graphics interface, "
+                                       "no faster than the CPU; Auto runs on the CPU.")
+    assert "on the CPU" in dialog.estimate_label.text()
+    speed = lambda text: re.search(r"about ([\d,.]+) words a second", text)  # noqa: E731
+    assert speed(dialog.estimate_label.text()) and \
+        speed(dialog.estimate_label.text()).group(1) == speed(without.estimate_label.text()).group(1)
