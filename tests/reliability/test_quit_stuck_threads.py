@@ -42,7 +42,8 @@ Real = main_window.MainWindow
 
 class Window(Real):
     def __init__(self, home, settings, **kwargs):
-        super().__init__(home, settings, autoload=False, extensions=(), **kwargs)
+        kwargs.update(autoload=False, extensions=())
+        super().__init__(home, settings, **kwargs)
         self.resize(700, 500)
         model_offer.install(self, detect=probe, measure=lambda _caps: None)
         self.backend_changed.connect(lambda backend: backend and QTimer.singleShot(50, lambda: self.send("stuck question")))
