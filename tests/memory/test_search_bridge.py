@@ -10,7 +10,7 @@ from companion.memory.daylog import DayLog
 from companion.memory.history import Actor
 from companion.memory.longterm import LongTermStore
 from companion.memory.search import RankSettings, SearchQuery, open_index, search
-from companion.memory.search.rank import bridged_terms, search_terms
+from companion.memory.search.rank import _match_bridged, bridged_terms, search_terms
 
 TZ = timezone.utc
 
@@ -46,10 +46,14 @@ def test_the_same_language_still_ranks_first(home):
 
 def test_only_renderings_the_memory_holds_are_searched(home):
     say(home, date(2024, 5, 1), "I lost my job at the bank")
-    terms = [t for group in bridged_terms("我丢了工作") for t in group]
-    assert {"lose", "work", "job"} <= set(terms)
-    assert len(terms) > 3  # the dictionary offers more than the memory holds...
-    hits = search(open_index(home), SearchQuery("我丢了工作", k=3))
+    offered = [t for group in bridged_terms("我丢了工作") for t in group]
+    assert {"lose", "work", "job"} <= set(offered)
+    index = open_index(home)
+    searched, _ = _match_bridged(index, SearchQuery("我丢了工作", k=3), RankSettings(), set())
+    held = index.term_counts(offered)
+    assert searched and set(searched) < set(offered)  # the dictionary offers more than the memory holds...
+    assert all(held.get(t, 0) > 0 for t in searched)  # ...and only what it holds is searched
+    hits = search(index, SearchQuery("我丢了工作", k=3))
     assert [h.item.text for h in hits] == ["I lost my job at the bank"]
 
 

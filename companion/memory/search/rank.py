@@ -123,7 +123,7 @@ def expand_terms(index: SearchIndex, terms: list[str], settings: RankSettings) -
     near = {t: index.near_terms(t, settings.typo_terms) for t in terms if not counts.get(t, 0) and settings.typo_terms}
     # a word in a large share of everything says little and costs the most to rank: leave it out
     # while rarer words remain (an all-common query keeps its words, all of them required)
-    common = max(settings.common_term_floor, int(index.count_cached() * settings.common_term_share))
+    common = _common_count(index, settings)
     rare = [t for t in terms if 0 < counts.get(t, 0) <= common or near.get(t)]
     frequent = [t for t in terms if counts.get(t, 0) > common]
     if not rare and len(frequent) > 1:
@@ -258,8 +258,15 @@ def fuse_rrf(lexical: list[Hit], meaning: list[Hit], settings: RankSettings) -> 
 def _match(index: SearchIndex, terms: list[str], query: SearchQuery, settings: RankSettings) -> tuple[list[Candidate], list[str]]:
     """Candidates for these query terms (expanded), and the terms searched."""
     expanded, require_all = expand_terms(index, terms, settings)
-    candidates = index.match(
-        dict.fromkeys(expanded, 1.0),
+    return _matching(index, expanded, query, settings, require_all), expanded
+
+
+def _matching(
+    index: SearchIndex, terms: list[str], query: SearchQuery, settings: RankSettings, require_all: bool = False
+) -> list[Candidate]:
+    """The index's best items holding these exact terms, within the query's filters."""
+    return index.match(
+        dict.fromkeys(terms, 1.0),
         require_all=require_all,
         kinds=query.kinds or None,
         since=query.since.isoformat() if query.since else None,
@@ -268,7 +275,11 @@ def _match(index: SearchIndex, terms: list[str], query: SearchQuery, settings: R
         exclude=query.exclude,
         score_cap=settings.score_cap,
     )
-    return candidates, expanded
+
+
+def _common_count(index: SearchIndex, settings: RankSettings) -> int:
+    """A word in more items than this says little and costs the most to rank."""
+    return max(settings.common_term_floor, int(index.count_cached() * settings.common_term_share))
 
 
 _CJK_RUN = re.compile(f"[{CJK}]+")
@@ -301,24 +312,13 @@ def _match_bridged(
     if not every:
         return [], []
     counts = index.term_counts(every)
-    common = max(settings.common_term_floor, int(index.count_cached() * settings.common_term_share))
+    common = _common_count(index, settings)
     held: dict[str, None] = {}
     for group in groups:
         for term in [t for t in group if 0 < counts.get(t, 0) <= common][: settings.bridge_per_word]:
             held.setdefault(term, None)
     terms = list(held)[: settings.bridge_terms]
-    if not terms:
-        return [], []
-    candidates = index.match(
-        dict.fromkeys(terms, 1.0),
-        kinds=query.kinds or None,
-        since=query.since.isoformat() if query.since else None,
-        until=query.until.isoformat() if query.until else None,
-        limit=max(60, int(query.k * settings.fetch_factor)),
-        exclude=query.exclude,
-        score_cap=settings.score_cap,
-    )
-    return terms, candidates
+    return (terms, _matching(index, terms, query, settings)) if terms else ([], [])
 
 
 def add_scaled(hits: list[Hit], more: list[Hit], weight: float) -> list[Hit]:
