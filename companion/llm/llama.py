@@ -105,12 +105,7 @@ class _Reading:
         seconds = time.perf_counter() - self._started
         cached, self._cached = self._cached, None
         prompt = self._llm.input_ids[: self._llm.n_tokens]
-        reused = 0
-        for before, now in zip(cached, prompt):
-            if before != now:
-                break
-            reused += 1
-        self._speed.note(len(prompt) - reused, seconds)
+        self._speed.note(len(prompt) - self._llm.longest_token_prefix(cached, prompt), seconds)
 
 
 def probe_gpus() -> GpuProbe:
