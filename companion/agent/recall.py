@@ -31,7 +31,8 @@ from companion.paths import Home
 log = logging.getLogger(__name__)
 
 HEADER = "Memories that may help (dated; older ones may be out of date):"
-MAX_SNIPPET_TOKENS = 90
+MAX_SNIPPET_TOKENS = 60  # a long turn shows its matching sentences: more memories fit, Chinese ones above all
+LONG_SNIPPET_SHARE = 8  # ...but the best hits may show up to this fraction of the room left
 MIN_LINE_TOKENS = 16  # less room than this left in the budget: no line fits, stop trying
 SHORT_LINE_TOKENS = 20  # a short remembered turn, as a line
 MIN_RECALL_TOKENS = 48  # the header and the best snippet, however slow the machine
@@ -190,7 +191,7 @@ def pack(hits: list[Hit], budget: int, count: Callable[[str], int]) -> Packed:
             break
         text = " ".join(hit_text(hit).split())
         # the best hits may show more of a long turn while much of the budget is left
-        room = min(max(MAX_SNIPPET_TOKENS, (budget - used) // 4), budget - used - LINE_PREFIX_TOKENS)
+        room = min(max(MAX_SNIPPET_TOKENS, (budget - used) // LONG_SNIPPET_SHARE), budget - used - LINE_PREFIX_TOKENS)
         line = snippet_line(hit, text)
         cost = count(line) + 1  # and the newline before it
         if cost > room + LINE_PREFIX_TOKENS:  # a long turn: its matching sentences

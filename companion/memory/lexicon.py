@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import gzip
 import importlib.resources
+import importlib.util
 import json
 import logging
 import os
 import re
 import threading
 from dataclasses import dataclass, field
+from itertools import zip_longest
 from pathlib import Path
 from typing import Iterable
 
@@ -22,7 +24,9 @@ log = logging.getLogger(__name__)
 LONGEST_WORD = 6  # characters: longer headwords are names of things, not what questions are made of
 ENGLISH_PER_WORD = 3  # a Chinese word's first few senses; later ones are rarer uses
 CHINESE_PER_WORD = 10  # an English word's Chinese renderings kept (search keeps those the memory holds)
-FORMAT = 2  # of the cached form: bump it when `from_lines` or `_meanings` change (older caches are then ignored)
+SENSE_BUCKET = 2  # an English word's place among a Chinese word's senses counts up to here; then how common it is
+UNKNOWN_RARITY = 900  # centibels: a dictionary word too rare for the frequency list
+FORMAT = 3  # of the cached form: bump it when `from_lines` or `_meanings` change (older caches are then ignored)
 
 _CJK_RUN = re.compile(f"[{CJK}]+")
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
@@ -59,6 +63,8 @@ def _meanings(senses: str) -> list[str]:
     for sense in senses.strip().strip("/").split("/"):
         for part in sense.split(";"):
             part = part.strip()
+            if "," in part and not part.startswith("("):
+                part = part.split(",", 1)[0]  # "Paris, capital of France": the name, not its description
             if not part or _NOT_A_MEANING.match(part) or "|" in part or "[" in part:
                 continue
             part = _FILLER.sub(" ", _PARENS.sub(" ", part))
@@ -76,8 +82,11 @@ class Lexicon:
     chinese: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
-    def from_lines(cls, lines: Iterable[str]) -> "Lexicon":
-        """Read CEDICT lines ('TRAD SIMP [pin1 yin1] /sense/sense/')."""
+    def from_lines(cls, lines: Iterable[str], rarity: dict[str, int] | None = None) -> "Lexicon":
+        """Read CEDICT lines ('TRAD SIMP [pin1 yin1] /sense/sense/'); `rarity` (of Chinese words in ordinary
+        text, in centibels: 0 the commonest) puts the rendering people write first: 'read' is 读 before 读数
+        (a meter's reading), 'store' 店 before 储藏."""
+        rarity = rarity or {}
         lexicon = cls()
         renderings: dict[str, list[tuple[tuple[int, int, int], str]]] = {}
         for line in lines:
@@ -101,8 +110,8 @@ class Lexicon:
             for rank, meaning in enumerate(meanings):
                 if " " in meaning or not meaning.isalpha():
                     continue
-                # the word's place among the senses, then two characters before one or three, then few senses
-                order = (rank, 0 if len(simplified) == 2 else 1, -len(meanings))
+                # a leading sense before a later one, then the word people write most often
+                order = (min(rank, SENSE_BUCKET), rarity.get(simplified, UNKNOWN_RARITY), -len(meanings))
                 renderings.setdefault(meaning.lower(), []).append((order, simplified))
         for word, found in renderings.items():
             found.sort()
@@ -161,11 +170,11 @@ class Lexicon:
             word = word.lower().replace("’", "'")
             if word in _ENGLISH_SKIP:
                 continue
-            for candidate in _lookup_forms(word):
-                found = self.chinese.get(candidate)
-                if found:
-                    out.append(list(found))
-                    break
+            # every dictionary form's renderings, taken in turn: 'reading' is a meter's 读数 but also 读 (read)
+            found = [self.chinese[form] for form in _lookup_forms(word) if form in self.chinese]
+            merged = [w for rank in zip_longest(*found) for w in rank if w]
+            if merged:
+                out.append(list(dict.fromkeys(merged)))
         return out
 
 
@@ -194,7 +203,8 @@ def _cache_file(stamp: str) -> Path | None:
         folder = Path(os.environ.get("COMPANION_CACHE") or platformdirs.user_cache_dir("companion", appauthor=False))
     except OSError:
         return None
-    return folder / f"lexicon-{FORMAT}.{ENGLISH_PER_WORD}.{CHINESE_PER_WORD}-{stamp}.json"
+    ranked = "f" if importlib.util.find_spec("wordfreq") else "c"  # renderings ordered by frequency, or CEDICT's order
+    return folder / f"lexicon-{FORMAT}{ranked}.{ENGLISH_PER_WORD}.{CHINESE_PER_WORD}-{stamp}.json"
 
 
 def _from_cache(path: Path | None) -> Lexicon | None:
@@ -230,12 +240,24 @@ def _read() -> Lexicon:
             if cached is not None:
                 return cached
             with gzip.open(source, "rt", encoding="utf-8") as handle:
-                built = Lexicon.from_lines(handle)
+                built = Lexicon.from_lines(handle, _chinese_rarity())
     except (ImportError, OSError, ValueError) as exc:  # no dictionary: each language finds only itself
         log.warning("The Chinese-English dictionary is not available (%s)", exc)
         return Lexicon()
     _to_cache(cache, built)
     return built
+
+
+def _chinese_rarity() -> dict[str, int]:
+    """How rare each Chinese word is in ordinary text (wordfreq's list, in centibels); without it renderings
+    keep CEDICT's order."""
+    try:
+        import wordfreq
+
+        return {word: rarity for rarity, words in enumerate(wordfreq.get_frequency_list("zh", "large")) for word in words}
+    except (ImportError, OSError, ValueError) as exc:
+        log.warning("Chinese word frequencies are not available (%s)", exc)
+        return {}
 
 
 def lexicon() -> Lexicon:

@@ -54,12 +54,46 @@ def test_english_words_find_their_chinese_in_any_inflection():
     assert words.chinese_words("what is the") == []
 
 
+STORE = [
+    "儲藏 储藏 [chu3 cang2] /to store/deposits/",
+    "商號 商号 [shang1 hao4] /store/shop/",
+    "店 店 [dian4] /inn/store/",
+    "讀數 读数 [du2 shu4] /reading/",
+    "讀 读 [du2] /to read out/to read aloud/to read/",
+    "巴黎 巴黎 [Ba1 li2] /Paris, capital of France/",
+]
+
+
+def test_the_rendering_people_write_most_comes_first():
+    plain = Lexicon.from_lines(STORE)
+    common = Lexicon.from_lines(STORE, {"店": 417, "商号": 583, "储藏": 562})
+    assert plain.chinese["store"][:2] == ("储藏", "商号")  # without frequencies: the dictionary's order
+    assert common.chinese["store"] == ("储藏", "商号", "店")  # a leading sense still before a later one...
+    rarer = Lexicon.from_lines(STORE, {"储藏": 700, "商号": 500})
+    assert rarer.chinese["store"][:2] == ("商号", "储藏")  # ...and among leading senses, the commoner word
+
+
+def test_a_word_is_looked_up_in_each_of_its_forms():
+    words = Lexicon.from_lines(STORE, {"读": 395, "读数": 591})
+    renderings = words.chinese_words("What is he reading?")
+    assert renderings == [["读数", "读"]]  # the noun 'reading' and the verb 'read' both
+
+
+def test_a_place_is_named_without_its_description():
+    words = Lexicon.from_lines(STORE)
+    assert words.chinese_words("Paris") == [["巴黎"]]
+    assert words.english["巴黎"] == ("paris",)  # not "capital" or "france"
+
+
 def test_the_installed_dictionary_knows_everyday_words():
     words = L.lexicon()
     assert "shellfish" in words.english["贝类"]
     assert "贝类" in words.chinese["shellfish"]
     assert "过敏" in [w for g in words.chinese_words("allergic") for w in g]
     assert ["group"] in words.english_words("支持小组")
+    assert words.chinese_words("Rome") == [["罗马"]]
+    # with the installed word frequencies, the everyday word leads
+    assert words.chinese_words("book")[0][0] == "书" and words.chinese_words("clothes")[0][0] == "衣服"
 
 
 @pytest.mark.slow

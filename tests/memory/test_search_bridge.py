@@ -38,6 +38,12 @@ def test_an_english_question_finds_what_was_said_in_chinese(home):
     assert "我对贝类过敏，吃虾会起疹子" not in found(home, "Which food allergy do I have?", bridge_weight=0.0)
 
 
+def test_a_place_named_in_english_is_found_in_chinese(home):
+    say(home, date(2024, 5, 1), "我昨天去了巴黎，太酷了", "周末在家看书", "上周去罗马短途旅行了一趟")
+    assert found(home, "When was I in Paris?")[0] == "我昨天去了巴黎，太酷了"
+    assert found(home, "Did I ever visit Rome?")[0] == "上周去罗马短途旅行了一趟"
+
+
 def test_the_same_language_still_ranks_first(home):
     say(home, date(2024, 5, 1), "My shellfish allergy flared up at the restaurant", "我对贝类过敏")
     hits = found(home, "shellfish allergy")
