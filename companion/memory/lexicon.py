@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 LONGEST_WORD = 6  # characters: longer headwords are names of things, not what questions are made of
 ENGLISH_PER_WORD = 3  # a Chinese word's first few senses; later ones are rarer uses
 CHINESE_PER_WORD = 10  # an English word's Chinese renderings kept (search keeps those the memory holds)
-SENSE_BUCKET = 2  # an English word's place among a Chinese word's senses counts up to here; then how common it is
+SENSE_PLACE = 50  # centibels a rendering loses for each sense before the one it renders (50: a factor of about 3)
 UNKNOWN_RARITY = 900  # centibels: a dictionary word too rare for the frequency list
 FORMAT = 3  # of the cached form: bump it when `from_lines` or `_meanings` change (older caches are then ignored)
 
@@ -88,7 +88,7 @@ class Lexicon:
         (a meter's reading), 'store' 店 before 储藏."""
         rarity = rarity or {}
         lexicon = cls()
-        renderings: dict[str, list[tuple[tuple[int, int, int], str]]] = {}
+        renderings: dict[str, list[tuple[tuple[int, int], str]]] = {}
         for line in lines:
             if line.startswith("#") or "/" not in line:
                 continue
@@ -110,8 +110,8 @@ class Lexicon:
             for rank, meaning in enumerate(meanings):
                 if " " in meaning or not meaning.isalpha():
                     continue
-                # a leading sense before a later one, then the word people write most often
-                order = (min(rank, SENSE_BUCKET), rarity.get(simplified, UNKNOWN_RARITY), -len(meanings))
+                # the word people write most often, each sense before the one it renders costing a little
+                order = (rarity.get(simplified, UNKNOWN_RARITY) + SENSE_PLACE * rank, -len(meanings))
                 renderings.setdefault(meaning.lower(), []).append((order, simplified))
         for word, found in renderings.items():
             found.sort()

@@ -62,7 +62,7 @@ class RankSettings:
     semantic_floor: float | None = None  # cosine below which an item is not near in meaning (None: the embedder's own)
     semantic_candidates: int = 60
     bridge_weight: float = 0.4  # the query's words in the other language (Chinese <-> English) count this much
-    bridge_per_word: int = 3  # ...for each word, its first renderings the memory holds
+    bridge_per_word: int = 4  # ...for each word, its first renderings the memory holds
     bridge_terms: int = 32  # ...and at most this many in all
     max_recalled: int = 24  # automatic recall shows at most this many snippets, however old the home
     recall_share: float = 0.1  # ...and only those scoring at least this share of the best one
