@@ -141,3 +141,13 @@ def test_names_and_times_are_searched_when_nothing_else_matches(home):
     # with a word that matches, the name only picks the speaker
     found = search(index, SearchQuery("What did Anna say about the garden?", names=names, today=date(2024, 1, 2)))
     assert [h.item.text for h in found] == ["The garden is full of snowdrops"]
+
+
+def test_a_chinese_name_is_cut_out_before_its_neighbours_are_paired(home):
+    # "梅兰妮六月…" read as pairs gives 妮六, which is no word: it must not find "妮六岁了"
+    write_days(home, {date(2024, 6, 20): ["六月我们去海边露营了，很开心"], date(2024, 6, 21): ["安妮六岁了，今天生日"]})
+    index = open_index(home)
+    names = {"assistant": "梅兰妮"}
+    hits = search(index, SearchQuery("梅兰妮六月做了什么", k=2, names=names, today=date(2024, 6, 22)))
+    assert hits and hits[0].item.text == "六月我们去海边露营了，很开心"
+    assert all(h.item.text != "安妮六岁了，今天生日" for h in hits)

@@ -164,7 +164,7 @@ def search(
         aside = {t for name in query.names.values() for t in query_terms(name)} | set(query_terms(" ".join(query.time_words)))
         if settings.question_words:
             aside |= QUESTION_WORDS
-        content = [t for t in terms if t not in aside]
+        content = [t for t in search_terms(_without_names(query.text, query.names)) if t not in aside]
         candidates, searched = _match(index, content or terms, query, settings)
         if not candidates and content and len(content) < len(terms):
             candidates, searched = _match(index, terms, query, settings)  # nothing else matched: names and times do
@@ -292,6 +292,15 @@ def search_terms(text: str) -> list[str]:
     if not words.english:
         return query_terms(text)
     return query_terms(_CJK_RUN.sub(lambda m: " " + " ".join(words.content_phrases(m.group(0))) + " ", text))
+
+
+def _without_names(text: str, names: dict[str, str]) -> str:
+    """The query with the speakers' Chinese names cut out, so that no pair of characters straddles a
+    name and the word beside it (梅兰妮六月 is not searched for 妮六)."""
+    for name in names.values():
+        if name and is_cjk(name[0]):
+            text = text.replace(name, " ")
+    return text
 
 
 def bridged_terms(text: str) -> list[list[str]]:
