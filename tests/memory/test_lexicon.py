@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -115,6 +116,12 @@ def test_an_unwritable_cache_costs_only_time(tmp_path, monkeypatch):
     blocker.write_text("not a folder", encoding="utf-8")
     monkeypatch.setenv("COMPANION_CACHE", str(blocker / "cache"))
     assert "shellfish" in L._read().english["贝类"]
+
+
+def test_without_word_frequencies_renderings_keep_the_dictionary_order(monkeypatch):
+    monkeypatch.setitem(sys.modules, "wordfreq", None)  # as if not installed: importing it fails
+    assert L._chinese_rarity() == {}
+    assert Lexicon.from_lines(STORE, L._chinese_rarity()).chinese["store"] == ("储藏", "商号", "店")
 
 
 def test_no_dictionary_means_each_language_finds_only_itself(monkeypatch):
