@@ -74,3 +74,12 @@ def test_a_chinese_questions_grammar_is_not_searched_for(home):
     assert search_terms("我是什么时候去的罗马？") == ["去", "罗马"]
     assert found(home, "我是什么时候去的罗马？")[0] == "上周我去罗马短途旅行了一趟"
     assert search_terms("乔恩为什么丢了银行职员的工作") == ["乔恩", "丢", "银行", "行职", "职员", "工作"]
+
+
+def test_a_rendering_found_everywhere_is_ranked_among_its_newest_matches_only(home):
+    for number in range(1, 21):
+        say(home, date(2024, 5, number), f"第{number}个生日聚会")
+    newest = {f"第{n}个生日聚会" for n in range(13, 21)}
+    capped = found(home, "birthday party", bridge_score_cap=5)
+    assert capped and set(capped) <= newest  # ranking stopped at about the newest five matches
+    assert found(home, "birthday party", bridge_score_cap=0)  # 0: every match is ranked

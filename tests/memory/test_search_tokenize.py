@@ -42,3 +42,10 @@ def test_irregular_forms_meet_their_base():
     assert index_terms("We went to Rome and bought shoes") == query_terms("go Rome buy shoes")
     assert query_terms("children lost") == ["child", "lose"]
     assert index_terms("I lost my job") == ["lose", "job"]
+
+
+def test_digits_beside_chinese_are_their_own_term():
+    terms = index_terms("那是我18岁生日，第3次去2023年的展会")
+    assert {"18", "生日", "3", "2023", "展会"} <= set(terms)
+    assert query_terms("COVID-19疫苗") == ["covid", "19", "疫苗"]
+    assert query_terms("3D打印") == ["3d", "打印"]

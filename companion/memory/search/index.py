@@ -25,7 +25,7 @@ from companion.paths import LONG_TERM_FILES, Home
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 4  # 2: possessives index as their word ("Anna's" is anna); 3: items carry their text key; 4: irregular English forms index as their base ("went" is go)
+SCHEMA_VERSION = 5  # 2: possessives index as their word ("Anna's" is anna); 3: items carry their text key; 4: irregular English forms index as their base ("went" is go); 5: digits and CJK beside each other are separate terms ("18岁生日")
 INDEX_FILE = "search.sqlite3"
 TERM_COUNT_CACHE = 20_000  # terms whose item counts are kept
 _HEAD_BYTES = 4096

@@ -64,6 +64,7 @@ class RankSettings:
     bridge_weight: float = 0.4  # the query's words in the other language (Chinese <-> English) count this much
     bridge_per_word: int = 4  # ...for each word, its first renderings the memory holds
     bridge_terms: int = 32  # ...and at most this many in all
+    bridge_score_cap: int = 750  # ...ranking at most about this many of their newest matches (they count less)
     max_recalled: int = 24  # automatic recall shows at most this many snippets, however old the home
     recall_share: float = 0.1  # ...and only those scoring at least this share of the best one
 
@@ -262,7 +263,8 @@ def _match(index: SearchIndex, terms: list[str], query: SearchQuery, settings: R
 
 
 def _matching(
-    index: SearchIndex, terms: list[str], query: SearchQuery, settings: RankSettings, require_all: bool = False
+    index: SearchIndex, terms: list[str], query: SearchQuery, settings: RankSettings, require_all: bool = False,
+    score_cap: int | None = None,
 ) -> list[Candidate]:
     """The index's best items holding these exact terms, within the query's filters."""
     return index.match(
@@ -273,7 +275,7 @@ def _matching(
         until=query.until.isoformat() if query.until else None,
         limit=max(60, int(query.k * settings.fetch_factor)),
         exclude=query.exclude,
-        score_cap=settings.score_cap,
+        score_cap=settings.score_cap if score_cap is None else score_cap,
     )
 
 
@@ -327,7 +329,7 @@ def _match_bridged(
         for term in [t for t in group if 0 < counts.get(t, 0) <= common][: settings.bridge_per_word]:
             held.setdefault(term, None)
     terms = list(held)[: settings.bridge_terms]
-    return (terms, _matching(index, terms, query, settings)) if terms else ([], [])
+    return (terms, _matching(index, terms, query, settings, score_cap=settings.bridge_score_cap)) if terms else ([], [])
 
 
 def add_scaled(hits: list[Hit], more: list[Hit], weight: float) -> list[Hit]:

@@ -8,7 +8,8 @@ from companion.memory.lang import CJK, IRREGULAR, fold
 
 # CJK ideographs, kana and hangul: written without spaces, so they are cut into overlapping pairs.
 _CJK = CJK
-_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+# a word is letters and digits but never CJK: "18岁生日" is 18 and 岁生日, so 生日 finds it
+_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)?", re.UNICODE)
 _IS_CJK = re.compile(rf"[{_CJK}]")
 
 STOPWORDS = frozenset(
