@@ -335,7 +335,7 @@ class Recall:
 
     def _channel(self, embedder: Embedder) -> SemanticChannel:
         store = VectorStore(store_path(self.home.state, embedder.id), embedder.id, embedder.dim)
-        return SemanticChannel(self.index, store, embedder.passages, embedder.query, embedder.label, embedder.floor)
+        return channel_of(self.index, store, embedder)
 
     def _embed_loop(self) -> None:
         last_prune = 0.0
@@ -546,11 +546,17 @@ class Recall:
         self.index.close()
 
 
+def channel_of(index: SearchIndex, store: VectorStore, embedder: Embedder) -> SemanticChannel:
+    """The meaning channel of one embedder over `index`, read on that embedder's scale."""
+    return SemanticChannel(index, store, embedder.passages, embedder.query, embedder.label, embedder.floor,
+                           getattr(embedder, "chinese_floor", None))
+
+
 def open_channel(home: Home, index: SearchIndex, embedder: Embedder, catch_up: int = 2000) -> SemanticChannel:
     """The meaning channel over `index` outside the app (`companion search`): the vectors the app stored, plus up to
     `catch_up` of the newest texts it has not embedded yet."""
     store = VectorStore(store_path(home.state, embedder.id), embedder.id, embedder.dim)
-    channel = SemanticChannel(index, store, embedder.passages, embedder.query, embedder.label, embedder.floor)
+    channel = channel_of(index, store, embedder)
     channel.catch_up(batch=64, limit=catch_up)
     return channel
 

@@ -42,6 +42,7 @@ class Counting:
     def __init__(self, inner: EMB.BuiltinEmbedder) -> None:
         self.inner = inner
         self.id, self.label, self.dim, self.floor = inner.id, inner.label, inner.dim, inner.floor
+        self.chinese_floor = inner.chinese_floor
         self.seen: list[str] = []
 
     def passages(self, texts: Sequence[str]) -> np.ndarray:

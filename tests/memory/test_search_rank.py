@@ -151,3 +151,22 @@ def test_a_chinese_name_is_cut_out_before_its_neighbours_are_paired(home):
     hits = search(index, SearchQuery("梅兰妮六月做了什么", k=2, names=names, today=date(2024, 6, 22)))
     assert hits and hits[0].item.text == "六月我们去海边露营了，很开心"
     assert all(h.item.text != "安妮六岁了，今天生日" for h in hits)
+
+
+def test_a_chinese_match_for_a_chinese_question_is_read_on_its_own_scale():
+    from companion.memory.search.index import Candidate
+    from companion.memory.search.items import Item
+    from companion.memory.search.rank import on_one_scale
+
+    def near(text: str, cosine: float) -> Candidate:
+        return Candidate(Item("turn", "days/x.jsonl", text[:4], "2024-05-01", text), cosine)
+
+    found = on_one_scale([near("我每个周末都去游泳", 0.65), near("明天要开会讨论预算", 0.28),
+                          near("I go swimming every weekend", 0.28)], "我周末一般做什么运动？", 0.2, 0.3)
+    scores = {c.item.text: round(c.relevance, 3) for c in found}
+    # 0.28 between two Chinese texts is under their floor; across languages it is a match
+    assert scores == {"我每个周末都去游泳": 0.6, "I go swimming every weekend": 0.28}
+    assert [c.item.text for c in found][0] == "我每个周末都去游泳"
+    # an English question keeps every similarity as it is
+    pairs = [near("I go swimming every weekend", 0.28), near("明天要开会讨论预算", 0.28)]
+    assert on_one_scale(pairs, "What sport do I do at weekends?", 0.2, 0.3) == pairs

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Iterable
 
-from companion.memory.lang import CJK
+from companion.memory.lang import CJK, cjk_count
 from companion.memory.lexicon import lexicon
 from companion.memory.search.index import Candidate, SearchIndex
 from companion.memory.search.items import Item
@@ -60,6 +60,7 @@ class RankSettings:
     lexical_weight: float = 1.0
     semantic_weight: float = 1.0
     semantic_floor: float | None = None  # cosine below which an item is not near in meaning (None: the embedder's own)
+    semantic_chinese_floor: float | None = None  # ...for a Chinese query and a Chinese item (None: the embedder's)
     semantic_candidates: int = 60
     bridge_weight: float = 0.4  # the query's words in the other language (Chinese <-> English) count this much
     bridge_per_word: int = 4  # ...for each word, its first renderings the memory holds
@@ -180,6 +181,7 @@ def search(
             kinds=query.kinds or None, since=query.since.isoformat() if query.since else None,
             until=query.until.isoformat() if query.until else None, exclude=query.exclude,
         )
+        near = on_one_scale(near, query.text, floor_of(settings, semantic), chinese_floor_of(settings, semantic))
         scored = fuse(scored, score_meaning(near, query, settings, speaker), settings, floor_of(settings, semantic))
     if query.neighbours and settings.neighbour_weight > 0 and (not query.kinds or "turn" in query.kinds):
         scored = with_neighbours(index, scored, query, settings)
@@ -200,6 +202,33 @@ def score_meaning(candidates: list[Candidate], query: SearchQuery, settings: Ran
 
 def floor_of(settings: RankSettings, semantic: SemanticChannel) -> float:
     return semantic.floor if settings.semantic_floor is None else settings.semantic_floor
+
+
+def chinese_floor_of(settings: RankSettings, semantic: SemanticChannel) -> float:
+    if settings.semantic_chinese_floor is not None:
+        return settings.semantic_chinese_floor
+    return semantic.chinese_floor if settings.semantic_floor is None else settings.semantic_floor
+
+
+def mostly_chinese(text: str) -> bool:
+    """More Chinese characters than Latin words: the text is read as Chinese."""
+    return cjk_count(text) > len(_LATIN_WORD.findall(text))
+
+
+def on_one_scale(near: list[Candidate], text: str, floor: float, chinese_floor: float) -> list[Candidate]:
+    """Meaning matches of a Chinese question with Chinese text moved onto the common scale: at
+    `chinese_floor` a pair counts as `floor` (unrelated), at 1 as 1; pairs under it go. Other pairs stay."""
+    if chinese_floor <= floor or not mostly_chinese(text):
+        return near
+    span = (1.0 - floor) / (1.0 - chinese_floor)
+    out = []
+    for candidate in near:
+        if not mostly_chinese(candidate.item.text):
+            out.append(candidate)
+        elif candidate.relevance >= chinese_floor:
+            out.append(Candidate(candidate.item, floor + (candidate.relevance - chinese_floor) * span, candidate.hits))
+    out.sort(key=lambda c: (-c.relevance, c.item.key))
+    return out
 
 
 def fuse(lexical: list[Hit], meaning: list[Hit], settings: RankSettings, floor: float = 0.2) -> list[Hit]:
@@ -285,6 +314,7 @@ def _common_count(index: SearchIndex, settings: RankSettings) -> int:
 
 
 _CJK_RUN = re.compile(f"[{CJK}]+")
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
 
 
 def search_terms(text: str) -> list[str]:

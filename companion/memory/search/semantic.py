@@ -49,9 +49,11 @@ class SemanticChannel:
     """One embedder's view of the index."""
 
     def __init__(self, index: SearchIndex, store: VectorStore, embed_texts: EmbedTexts, embed_query: EmbedQuery,
-                 label: str = "", floor: float = 0.2) -> None:
+                 label: str = "", floor: float = 0.2, chinese_floor: float | None = None) -> None:
         self.index = index
         self.floor = floor  # the embedder's own "not related at all" similarity
+        # the same between two Chinese texts, where an embedder may score everything higher
+        self.chinese_floor = floor if chinese_floor is None else max(floor, chinese_floor)
         self.store = store
         self.embed_texts = embed_texts
         self.embed_query = embed_query
