@@ -33,6 +33,14 @@ def cjk_count(text: str) -> int:
     return len(CJK_CHAR.findall(text))
 
 
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+
+
+def mostly_chinese(text: str) -> bool:
+    """More CJK characters than Latin words: the text is read as Chinese."""
+    return cjk_count(text) > len(_LATIN_WORD.findall(text))
+
+
 # -- folding --------------------------------------------------------------------------------------------
 
 

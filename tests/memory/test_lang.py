@@ -52,3 +52,10 @@ def test_fold_is_stable(text: str) -> None:
 def test_fold_unifies_forms() -> None:
     assert lang.fold("Mu\u0308ller") == lang.fold("MÜLLER") == "müller"
     assert lang.fold("ＡＢＣ１２") == "abc12"
+
+
+def test_mostly_chinese_weighs_characters_against_latin_words() -> None:
+    assert lang.mostly_chinese("我周末一般做什么运动？")
+    assert lang.mostly_chinese("我昨天在 Door Dash 丢了工作")  # 9 characters, 2 words
+    assert not lang.mostly_chinese("I went to 北京 last week")  # 2 characters, 4 words
+    assert not lang.mostly_chinese("") and not lang.mostly_chinese("2024-05-01")

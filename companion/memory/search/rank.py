@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Iterable
 
-from companion.memory.lang import CJK, cjk_count
+from companion.memory.lang import CJK, mostly_chinese
 from companion.memory.lexicon import lexicon
 from companion.memory.search.index import Candidate, SearchIndex
 from companion.memory.search.items import Item
@@ -166,7 +166,8 @@ def search(
         aside = {t for name in query.names.values() for t in query_terms(name)} | set(query_terms(" ".join(query.time_words)))
         if settings.question_words:
             aside |= QUESTION_WORDS
-        content = [t for t in search_terms(_without_names(query.text, query.names)) if t not in aside]
+        unnamed = _without_names(query.text, query.names)
+        content = [t for t in (terms if unnamed == query.text else search_terms(unnamed)) if t not in aside]
         candidates, searched = _match(index, content or terms, query, settings)
         if not candidates and content and len(content) < len(terms):
             candidates, searched = _match(index, terms, query, settings)  # nothing else matched: names and times do
@@ -208,11 +209,6 @@ def chinese_floor_of(settings: RankSettings, semantic: SemanticChannel) -> float
     if settings.semantic_chinese_floor is not None:
         return settings.semantic_chinese_floor
     return semantic.chinese_floor if settings.semantic_floor is None else settings.semantic_floor
-
-
-def mostly_chinese(text: str) -> bool:
-    """More Chinese characters than Latin words: the text is read as Chinese."""
-    return cjk_count(text) > len(_LATIN_WORD.findall(text))
 
 
 def on_one_scale(near: list[Candidate], text: str, floor: float, chinese_floor: float) -> list[Candidate]:
@@ -314,7 +310,6 @@ def _common_count(index: SearchIndex, settings: RankSettings) -> int:
 
 
 _CJK_RUN = re.compile(f"[{CJK}]+")
-_LATIN_WORD = re.compile(r"[A-Za-z]+")
 
 
 def search_terms(text: str) -> list[str]:
