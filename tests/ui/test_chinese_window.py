@@ -125,27 +125,22 @@ def _on_gpu() -> object:
     return backend
 
 
-def test_the_status_bar_names_the_gpu_layers_in_chinese(qtbot, chinese, tmp_path) -> None:
-    home = Home(tmp_path / "zh")
-    ensure_home(home, ZH.name())
+def _gpu_label(qtbot, folder, language: str) -> str:
+    home = Home(folder)
+    ensure_home(home, language)
     window = MainWindow(home, Settings(), autoload=False, extensions=())
     qtbot.addWidget(window)
     try:
         with qtbot.waitSignal(window.backend_changed, check_params_cb=lambda b: b is not None):
             window.use_backend(_on_gpu())
-        assert window.model_label.text() == "scripted · NVIDIA GeForce RTX 3060 · 31/31 层"
+        return window.model_label.text()
     finally:
         window.shutdown()
+
+
+def test_the_status_bar_names_the_gpu_layers_in_chinese(qtbot, chinese, tmp_path) -> None:
+    assert _gpu_label(qtbot, tmp_path / "zh", ZH.name()) == "scripted · NVIDIA GeForce RTX 3060 · 31/31 层"
 
 
 def test_the_status_bar_names_the_gpu_layers_in_english(qtbot, tmp_path) -> None:
-    home = Home(tmp_path / "en")
-    ensure_home(home, "en_US")
-    window = MainWindow(home, Settings(), autoload=False, extensions=())
-    qtbot.addWidget(window)
-    try:
-        with qtbot.waitSignal(window.backend_changed, check_params_cb=lambda b: b is not None):
-            window.use_backend(_on_gpu())
-        assert window.model_label.text() == "scripted · NVIDIA GeForce RTX 3060 · 31/31 layers"
-    finally:
-        window.shutdown()
+    assert _gpu_label(qtbot, tmp_path / "en", "en_US") == "scripted · NVIDIA GeForce RTX 3060 · 31/31 layers"
