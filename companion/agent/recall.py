@@ -15,6 +15,7 @@ from datetime import date
 from typing import Any, Callable
 
 from companion.agent.context import TurnContext
+from companion.agent.excerpt import best_excerpt
 from companion.curate.names import name_in
 from companion.curate.when import around_day, query_time, spell_out, spoken
 from companion.errors import CompanionError, ToolError
@@ -50,7 +51,6 @@ _TRIVIAL = re.compile(
     r"[\s!.?,。！？～~]*$",
     re.I,
 )
-_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
 
 MEMORY_SEARCH_TOOL: dict[str, Any] = {
     "type": "function",
@@ -74,66 +74,6 @@ def is_trivial(text: str) -> bool:
     """Acknowledgements and greetings need no recall."""
     stripped = text.strip()
     return not stripped or bool(_TRIVIAL.match(stripped)) or not query_terms(stripped)
-
-
-def best_excerpt(text: str, terms: list[str], count: Callable[[str], int], limit: int = MAX_SNIPPET_TOKENS) -> str:
-    """The whole text when short, else whole sentences centred on the one that best matches the query:
-    the sentences after it first (an answer follows what it answers), then before; then other matches."""
-    text = " ".join(text.split())
-    if count(text) <= limit:
-        return text
-    sentences = [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
-    if not sentences:
-        return _clip(text, limit, count)
-    wanted = set(terms)
-    matches = [len(wanted & set(index_terms(s))) for s in sentences]
-    centre = max(range(len(sentences)), key=lambda i: (matches[i], -i))
-    costs: dict[int, int] = {}
-
-    def cost(index: int) -> int:
-        if index not in costs:
-            costs[index] = count(sentences[index]) + 1
-        return costs[index]
-
-    if cost(centre) > limit:
-        return ("… " if centre else "") + _clip(sentences[centre], limit - 1, count)
-    chosen = {centre}
-    used = cost(centre)
-    low = high = centre
-    grow = {1: True, -1: True}  # a side stops at the first sentence that does not fit
-    while any(grow.values()):
-        for side in (1, -1):
-            index = high + 1 if side == 1 else low - 1
-            if not grow[side] or not 0 <= index < len(sentences) or used + cost(index) > limit:
-                grow[side] = False
-                continue
-            chosen.add(index)
-            used += cost(index)
-            low, high = min(low, index), max(high, index)
-    for index in sorted((i for i in range(len(sentences)) if matches[i] and i not in chosen), key=lambda i: -matches[i]):
-        if used + cost(index) <= limit:
-            chosen.add(index)
-            used += cost(index)
-    ordered = sorted(chosen)
-    parts = []
-    for position, index in enumerate(ordered):
-        if (position == 0 and index > 0) or (position and ordered[position - 1] != index - 1):
-            parts.append("…")
-        parts.append(sentences[index])
-    if ordered[-1] < len(sentences) - 1:
-        parts.append("…")
-    return " ".join(parts)
-
-
-def _clip(text: str, limit: int, count: Callable[[str], int]) -> str:
-    low, high = 0, len(text)
-    while low < high:
-        middle = (low + high + 1) // 2
-        if count(text[:middle] + "…") <= limit:
-            low = middle
-        else:
-            high = middle - 1
-    return text[:low] + "…"
 
 
 def snippet_line(hit: Hit, excerpt: str) -> str:
@@ -189,13 +129,14 @@ def pack(hits: list[Hit], budget: int, count: Callable[[str], int]) -> Packed:
     for hit in hits:
         if budget - used < MIN_LINE_TOKENS:
             break
-        text = " ".join(hit_text(hit).split())
+        raw = hit_text(hit)
+        text = " ".join(raw.split())
         # the best hits may show more of a long turn while much of the budget is left
         room = min(max(MAX_SNIPPET_TOKENS, (budget - used) // LONG_SNIPPET_SHARE), budget - used - LINE_PREFIX_TOKENS)
         line = snippet_line(hit, text)
         cost = count(line) + 1  # and the newline before it
         if cost > room + LINE_PREFIX_TOKENS:  # a long turn: its matching sentences
-            line = snippet_line(hit, best_excerpt(text, hit.terms, count, room))
+            line = snippet_line(hit, best_excerpt(raw, hit.terms, count, room))
             cost = count(line) + 1
         if used + cost <= budget:
             lines.append(line)
@@ -528,7 +469,7 @@ class Recall:
         results = []
         for hit in hits:
             entry = hit.to_dict()
-            entry["text"] = best_excerpt(hit.item.text, hit.terms, count)
+            entry["text"] = best_excerpt(hit.item.text, hit.terms, count, MAX_SNIPPET_TOKENS)
             results.append(entry)
         return json.dumps(results, ensure_ascii=False) if results else "No memories match that query."
 
