@@ -13,6 +13,8 @@ _MARKER = re.compile(r"^(?:\d{1,3}[.)]|[-*+•·]|#{1,6})\s+")
 # a sentence ends at . ! ? before a space and what starts a sentence (not "approx. 60", "e.g. the", "3.5"),
 # or at 。！？ whatever follows; closing quotes and brackets stay with the sentence they close
 _END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s+[^\s\da-z])|[。！？]+[”’」』）)\]]*")
+# a list item's name: its marker and the few words before a colon or dash ("3. **Campari**:", "- 东京塔：")
+_ITEM_NAME = re.compile(r"^\S+\s+(?:[^\s:：]+\s+){0,4}?[^\s:：]+\s*(?:[:：]|\s[-–—](?=\s))")
 # what makes a sentence specific: a number, a quoted title or name, a capitalised word inside it
 _SPECIFIC = re.compile(r"\d|[\"“《「『]|(?<=[\w,;:] )[A-Z]\w")
 
@@ -21,9 +23,8 @@ BEFORE = (1.0, 0.5, 0.25)  # ...and to those before it
 TOPIC = 0.5  # a long text's first sentence says what it is about, as a share of the best match
 MIN_TOPIC_TOKENS = 8  # ...its first sentence this long: not a greeting ("Thanks, Melanie!")
 SPECIFIC = 1.5  # a sentence with numbers, names or titles is worth this much more near a match
-ITEM = 1.0  # a list right after the best match: each item's first sentence, as a share of that match
+ITEM = SPECIFIC  # a list the best match introduces: each item's first sentence, next after that match
 MIN_ITEM_TOKENS = 8  # an item's first sentence is cut to its share of the room, never below this
-FLOOR = 0.0  # sentences worth less than this share of the best match are left out, even when they fit
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,13 @@ def best_excerpt(text: str, terms: list[str], count: Callable[[str], int], limit
     if not any(found):  # found by meaning alone: its opening
         found = [1] + [0] * (len(units) - 1)
     centre = max(range(len(units)), key=lambda i: (found[i], -i))
+    costs: dict[int, int] = {}
+
+    def cost_of(index: int) -> int:
+        if index not in costs:
+            costs[index] = count(units[index].text) + 1
+        return costs[index]
+
     best = max(found[centre], 1)
     value = [0.0] * len(units)
     for i, strength in enumerate(found):
@@ -90,31 +98,31 @@ def best_excerpt(text: str, terms: list[str], count: Callable[[str], int], limit
         for step, weight in enumerate(BEFORE[1:], 1):
             if i - step >= 0:
                 value[i - step] = max(value[i - step], strength * weight)
-    opening = next((i for i, u in enumerate(units) if count(u.text) >= MIN_TOPIC_TOKENS), 0)
+    opening = next((i for i in range(len(units)) if cost_of(i) > MIN_TOPIC_TOKENS), 0)
     value[opening] = max(value[opening], best * TOPIC)
-    items = _list_after(units, centre)
+    items = set(_list_after(units, centre))
     for i in items:
         value[i] = max(value[i], best * ITEM)
     for i, unit in enumerate(units):
-        if i != centre and _SPECIFIC.search(_MARKER.sub("", unit.text)):
+        if i != centre and i not in items and _SPECIFIC.search(unit.text):
             value[i] *= SPECIFIC
     value[centre] = float("inf")
     shown: dict[int, str] = {}
     used = 0
-    share = _item_share(units, items, centre, limit, count)
+    share = _item_share(units, items, centre, limit, cost_of)
     for i in sorted(range(len(units)), key=lambda i: (-value[i], i)):
-        if value[i] <= best * FLOOR:
+        if value[i] <= 0 or limit - used < 3:
             break
         piece = units[i].text
-        cost = count(piece) + 1
+        cost = cost_of(i)
         if i in items and cost > share:
-            piece = clip(piece, max(share - 1, MIN_ITEM_TOKENS), count)
+            piece = _shorten_item(piece, share - 1, count)
             cost = count(piece) + 1
         if i == centre and cost > limit:
             piece = clip(piece, limit - 2, count)
             cost = count(piece) + 1
-        if i - 1 not in shown and i + 1 not in shown:
-            cost += 1  # a "…" before it, at most
+        if i - 1 not in shown and i + 1 not in shown and not piece.endswith("…"):
+            cost += 1  # a "…" before it, at most (a cut piece's own "…" marks the gap)
         if used + cost <= limit:
             shown[i] = piece
             used += cost
@@ -122,9 +130,9 @@ def best_excerpt(text: str, terms: list[str], count: Callable[[str], int], limit
         i = centre + step
         while i in shown:
             i += step
-        while 0 <= i < len(units) and i not in shown and used + count(units[i].text) + 1 <= limit:
+        while 0 <= i < len(units) and i not in shown and used + cost_of(i) <= limit:
             shown[i] = units[i].text
-            used += count(units[i].text) + 1
+            used += cost_of(i)
             i += step
     return _join(shown, len(units))
 
@@ -145,11 +153,19 @@ def _list_after(units: list[Sentence], centre: int) -> list[int]:
     return items
 
 
-def _item_share(units: list[Sentence], items: list[int], centre: int, limit: int, count: Callable[[str], int]) -> int:
+def _shorten_item(item: str, limit: int, count: Callable[[str], int]) -> str:
+    """A list item cut to `limit` tokens; below MIN_ITEM_TOKENS, to its name ("2. Dry vermouth: …") if it has one."""
+    if limit >= MIN_ITEM_TOKENS:
+        return clip(item, limit, count)
+    name = _ITEM_NAME.match(item)
+    return name.group(0) + " …" if name else clip(item, MIN_ITEM_TOKENS, count)
+
+
+def _item_share(units: list[Sentence], items: list[int], centre: int, limit: int, cost_of: Callable[[int], int]) -> int:
+    """Each list item's share of the room the best match leaves."""
     if not items:
         return limit
-    left = limit - count(units[centre].text) - 2
-    return max(MIN_ITEM_TOKENS, left // len(items))
+    return max(4, (limit - cost_of(centre) - 1) // len(items))
 
 
 def _join(shown: dict[int, str], total: int) -> str:

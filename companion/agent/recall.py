@@ -32,7 +32,7 @@ from companion.paths import Home
 log = logging.getLogger(__name__)
 
 HEADER = "Memories that may help (dated; older ones may be out of date):"
-MAX_SNIPPET_TOKENS = 60  # a long turn shows its matching sentences: more memories fit, Chinese ones above all
+MAX_SNIPPET_TOKENS = 50  # a long turn shows the sentences that answer: more memories fit, Chinese ones above all
 LONG_SNIPPET_SHARE = 8  # ...but the best hits may show up to this fraction of the room left
 MIN_LINE_TOKENS = 16  # less room than this left in the budget: no line fits, stop trying
 SHORT_LINE_TOKENS = 20  # a short remembered turn, as a line

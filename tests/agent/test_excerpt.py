@@ -103,3 +103,8 @@ def test_the_limit_is_kept_in_both_languages(limit):
 def test_a_short_text_is_shown_whole():
     assert best_excerpt("I adopted a cat called Miso.\nShe is grey.", ["cat"], estimate_tokens, 60) == \
         "I adopted a cat called Miso. She is grey."
+
+
+def test_a_list_in_little_room_shows_its_items_by_name():
+    excerpt = best_excerpt(BAR_REPLY, terms("which five bottles did you say to buy for rum cocktails?"), estimate_tokens, 60)
+    assert "1. Dark rum: … 2. Orange curaçao: … 3. Falernum: … 4. Angostura bitters: … 5. Chartreuse: …" in excerpt
