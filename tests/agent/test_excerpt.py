@@ -77,10 +77,11 @@ def test_sentences_keep_list_markers_numbers_and_abbreviations_together():
     text = ("Prices went up by approx. 15 percent, e.g. the N'EX costs ¥3,070 now. My GPA was 3.83!\n"
             "- Take the 7:45 train.\n"
             "2) Keep the receipt. It helps later.\n"
-            "我们去了海边。天气很好！你呢？")
+            "我们去了海边。天气很好！你呢？我走了3.5公里!累了?")
     assert [s.text for s in sentences(text)] == [
         "Prices went up by approx. 15 percent, e.g. the N'EX costs ¥3,070 now.", "My GPA was 3.83!",
         "- Take the 7:45 train.", "2) Keep the receipt.", "It helps later.", "我们去了海边。", "天气很好！", "你呢？",
+        "我走了3.5公里!", "累了?",
     ]
     items = [s for s in sentences(text) if s.item]
     assert [s.head for s in items] == [True, True, False]
