@@ -21,11 +21,11 @@ _SPECIFIC = re.compile(r"\d|[\"“《「『]|(?<=[\w,;:] )[A-Z]\w")
 
 AFTER = (1.0, 0.6, 0.36, 0.22)  # a match's weight passed to the sentences after it (an answer follows what it answers)
 BEFORE = (1.0, 0.5, 0.25)  # ...and to those before it
-TOPIC = 0.5  # a long text's first sentence says what it is about, as a share of the best match
-MIN_TOPIC_TOKENS = 8  # ...its first sentence this long: not a greeting ("Thanks, Melanie!")
+TOPIC = 0.5  # a long text's opening statement says what it is about: worth this share of the best match
+MIN_TOPIC_TOKENS = 8  # ...its first sentence this long, that is (not a greeting: "Thanks, Melanie!")
 SPECIFIC = 1.5  # a sentence with numbers, names or titles is worth this much more near a match
 ITEM = SPECIFIC  # a list the best match introduces: each item's first sentence, next after that match
-MIN_ITEM_TOKENS = 8  # an item's first sentence is cut to its share of the room, never below this
+MIN_ITEM_TOKENS = 8  # an item is cut to its share of the room; a share below this shows only its name
 
 
 @dataclass(frozen=True)
@@ -69,53 +69,34 @@ def matches(sentence: str, terms: list[str]) -> int:
 def best_excerpt(text: str, terms: list[str], count: Callable[[str], int], limit: int) -> str:
     """The whole text when it fits `limit` tokens, else the sentences most likely to answer the query, in
     their order, gaps marked with "…": the best-matching sentence, the ones right after it (a list that
-    follows it by each item's first sentence), then what other matches and the opening say, sentences with
-    numbers and names first."""
+    it introduces by each item's first sentence), then what other matches and the opening say, sentences
+    with numbers and names first; what does not fit is skipped for what does."""
     flat = " ".join(text.split())
     if count(flat) <= limit:
         return flat
     units = sentences(text)
     if not units:
         return clip(flat, limit, count)
-    found = [matches(u.text, terms) for u in units]
-    if not any(found):  # found by meaning alone: its opening
-        found = [1] + [0] * (len(units) - 1)
-    centre = max(range(len(units)), key=lambda i: (found[i], -i))
     costs: dict[int, int] = {}
 
     def cost_of(index: int) -> int:
         if index not in costs:
-            costs[index] = count(units[index].text) + 1
+            costs[index] = count(units[index].text) + 1  # and the space after it
         return costs[index]
 
-    best = max(found[centre], 1)
-    value = [0.0] * len(units)
-    for i, strength in enumerate(found):
-        if not strength:
-            continue
-        for step, weight in enumerate(AFTER):
-            if i + step < len(units):
-                value[i + step] = max(value[i + step], strength * weight)
-        for step, weight in enumerate(BEFORE[1:], 1):
-            if i - step >= 0:
-                value[i - step] = max(value[i - step], strength * weight)
-    opening = next((i for i in range(len(units)) if cost_of(i) > MIN_TOPIC_TOKENS), 0)
-    value[opening] = max(value[opening], best * TOPIC)
+    found = [matches(u.text, terms) for u in units]
+    if not any(found):  # found by meaning alone: its opening
+        found = [1] + [0] * (len(units) - 1)
+    centre = max(range(len(units)), key=lambda i: (found[i], -i))
     items = set(_list_after(units, centre))
-    for i in items:
-        value[i] = max(value[i], best * ITEM)
-    for i, unit in enumerate(units):
-        if i != centre and i not in items and _SPECIFIC.search(unit.text):
-            value[i] *= SPECIFIC
-    value[centre] = float("inf")
+    value = _values(units, found, centre, items, cost_of)
+    share = max(4, (limit - cost_of(centre) - 1) // len(items)) if items else limit
     shown: dict[int, str] = {}
     used = 0
-    share = _item_share(units, items, centre, limit, cost_of)
     for i in sorted(range(len(units)), key=lambda i: (-value[i], i)):
         if value[i] <= 0 or limit - used < 3:
             break
-        piece = units[i].text
-        cost = cost_of(i)
+        piece, cost = units[i].text, cost_of(i)
         if i in items and cost > share:
             piece = _shorten_item(piece, share - 1, count)
             cost = count(piece) + 1
@@ -136,6 +117,32 @@ def best_excerpt(text: str, terms: list[str], count: Callable[[str], int], limit
             used += cost_of(i)
             i += step
     return _join(shown, len(units))
+
+
+def _values(units: list[Sentence], found: list[int], centre: int, items: set[int], cost_of: Callable[[int], int]) -> list[float]:
+    """How much each sentence is worth to the question: its own matches, those of the matches just before
+    and after it, the opening statement and the items of a list the best match introduces; more with
+    numbers and names. The best match is worth the most."""
+    best = max(found[centre], 1)
+    value = [0.0] * len(units)
+    for i, strength in enumerate(found):
+        if not strength:
+            continue
+        for step, weight in enumerate(AFTER):
+            if i + step < len(units):
+                value[i + step] = max(value[i + step], strength * weight)
+        for step, weight in enumerate(BEFORE[1:], 1):
+            if i - step >= 0:
+                value[i - step] = max(value[i - step], strength * weight)
+    opening = next((i for i in range(len(units)) if cost_of(i) > MIN_TOPIC_TOKENS), 0)
+    value[opening] = max(value[opening], best * TOPIC)
+    for i in items:
+        value[i] = max(value[i], best * ITEM)
+    for i, unit in enumerate(units):
+        if i != centre and i not in items and _SPECIFIC.search(unit.text):
+            value[i] *= SPECIFIC
+    value[centre] = float("inf")
+    return value
 
 
 def _list_after(units: list[Sentence], centre: int) -> list[int]:
@@ -160,13 +167,6 @@ def _shorten_item(item: str, limit: int, count: Callable[[str], int]) -> str:
         return clip(item, limit, count)
     name = _ITEM_NAME.match(item)
     return name.group(0) + " …" if name else clip(item, MIN_ITEM_TOKENS, count)
-
-
-def _item_share(units: list[Sentence], items: list[int], centre: int, limit: int, cost_of: Callable[[int], int]) -> int:
-    """Each list item's share of the room the best match leaves."""
-    if not items:
-        return limit
-    return max(4, (limit - cost_of(centre) - 1) // len(items))
 
 
 def _join(shown: dict[int, str], total: int) -> str:
