@@ -16,6 +16,8 @@ _MARKER = re.compile(r"^(?:\d{1,3}[.)]|[-*+•·]|#{1,6})\s+")
 _END = re.compile(rf"[.!?]+[\"'”’)\]]*(?=\s+[^\s\da-z]|[{CJK}])|[。！？]+[”’」』）)\]]*")
 # a list item's name: its marker and the few words before a colon or dash ("3. **Campari**:", "- 东京塔：")
 _ITEM_NAME = re.compile(r"^\S+\s+(?:[^\s:：]+\s+){0,4}?[^\s:：]+\s*(?:[:：]|\s[-–—](?=\s))")
+# a line that names a group of items: bold on its own, or a few words and a colon
+_HEADING = re.compile(r"^(?:\*\*[^*]{1,60}\*\*[:：]?|[^.!?。！？]{1,40}[:：])$")
 # what makes a sentence specific: a number, a quoted title or name, a capitalised word inside it
 _SPECIFIC = re.compile(r"\d|[\"“《「『]|(?<=[\w,;:] )[A-Z]\w")
 
@@ -146,19 +148,27 @@ def _values(units: list[Sentence], found: list[int], centre: int, items: set[int
 
 
 def _list_after(units: list[Sentence], centre: int) -> list[int]:
-    """The list items whose lines follow the line of the best match, when it introduces them."""
+    """The first sentences of the list items (and the headings between them) on the lines after the best
+    match, when it ends a paragraph that the list follows straight away."""
     last = centre
     while last + 1 < len(units) and units[last + 1].line == units[centre].line:
         last += 1
-    if last != centre or last + 1 >= len(units) or not units[last + 1].item:
+    if last != centre or units[centre].item:  # not the end of a paragraph, or an item itself: no list to introduce
         return []
     items = []
     for i in range(last + 1, len(units)):
-        if units[i].head and not units[i].item:
+        if not units[i].head:
+            continue
+        if not (units[i].item or _heading(units, i)):
             break
-        if units[i].head:
-            items.append(i)
+        items.append(i)
     return items
+
+
+def _heading(units: list[Sentence], index: int) -> bool:
+    """A line that only names what follows: "**Books:**", "Restaurants:"."""
+    alone = index + 1 == len(units) or units[index + 1].line != units[index].line
+    return alone and bool(_HEADING.match(units[index].text))
 
 
 def _shorten_item(item: str, limit: int, count: Callable[[str], int]) -> str:

@@ -109,3 +109,29 @@ def test_a_short_text_is_shown_whole():
 def test_a_list_in_little_room_shows_its_items_by_name():
     excerpt = best_excerpt(BAR_REPLY, terms("which five bottles did you say to buy for rum cocktails?"), estimate_tokens, 60)
     assert "1. Dark rum: … 2. Orange curaçao: … 3. Falernum: … 4. Angostura bitters: … 5. Chartreuse: …" in excerpt
+
+
+def test_a_list_under_headings_is_shown_by_its_headings_and_items():
+    reply = """Here are some resources that might help you understand sleep better:
+
+**Books:**
+1. **"Why We Sleep" by Matthew Walker**: A neuroscientist explains what sleep does for memory and mood, with many studies.
+2. **"The Sleep Solution" by W. Chris Winter**: A practical guide to fixing habits that keep you awake at night.
+
+**Podcasts:**
+1. **Sleep With Me**: A host tells rambling, boring stories that help listeners drift off within minutes.
+
+I hope one of these helps you rest better. Let me know if you want more ideas for your evening routine."""
+    excerpt = best_excerpt(reply, terms("what resources to understand sleep did you suggest?"), estimate_tokens, 70)
+    for name in ("**Books:**", "Why We Sleep", "The Sleep Solution", "**Podcasts:**", "Sleep With Me"):
+        assert name in excerpt
+
+
+def test_a_matching_list_item_is_read_on_not_taken_for_an_introduction():
+    reply = ("Some ideas for the garden this spring:\n"
+             "1. Tomatoes: Start the seeds indoors in March, six weeks before the last frost. Keep them by a sunny window.\n"
+             "2. Basil: Sow it next to the tomatoes, it keeps pests away and tastes great with them.\n"
+             "3. Marigolds: Bright flowers along the edges attract bees. They are easy to grow from seed.\n"
+             "4. Lettuce: Plant it in the shade of taller plants so it does not bolt in the heat of summer.")
+    excerpt = best_excerpt(reply, terms("when should I start the tomato seeds?"), estimate_tokens, 40)
+    assert "Start the seeds indoors in March" in excerpt and "Keep them by a sunny window" in excerpt
