@@ -11,9 +11,10 @@ from companion.memory.search.tokenize import index_terms
 
 # a list item's or heading's marker at the start of a line: "1.", "2)", "-", "*", "•", "###"
 _MARKER = re.compile(r"^(?:\d{1,3}[.)]|[-*+•·]|#{1,6})\s+")
-# a sentence ends at . ! ? before a space and what starts a sentence (not "approx. 60", "e.g. the", "3.5"),
+# a sentence ends at . ! ? before a space and what starts a sentence (not "approx. 60", "e.g. the", "3.5",
+# "Mrs. Johnson"),
 # or before Chinese ("好!你呢?"), or at 。！？ whatever follows; closing quotes and brackets stay with the sentence they close
-_END = re.compile(rf"[.!?]+[\"'”’)\]]*(?=\s+[^\s\da-z]|[{CJK}])|[。！？]+[”’」』）)\]]*")
+_END = re.compile(rf"(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bDr)(?<!\bSt)(?<!\bvs)[.!?]+[\"'”’)\]]*(?=\s+[^\s\da-z]|[{CJK}])|[。！？]+[”’」』）)\]]*")
 # a list item's name: its marker and the few words before a colon or dash ("3. **Campari**:", "- 东京塔：")
 _ITEM_NAME = re.compile(r"^\S+\s+(?:[^\s:：]+\s+){0,4}?[^\s:：]+\s*(?:[:：]|\s[-–—](?=\s))")
 # a line that names a group of items: bold on its own, or a few words and a colon

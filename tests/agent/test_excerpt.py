@@ -74,12 +74,12 @@ def test_a_chinese_long_turn_is_cut_by_whole_sentences():
 
 
 def test_sentences_keep_list_markers_numbers_and_abbreviations_together():
-    text = ("Prices went up by approx. 15 percent, e.g. the N'EX costs ¥3,070 now. My GPA was 3.83!\n"
+    text = ("Prices went up by approx. 15 percent, e.g. the N'EX costs ¥3,070 now. My GPA was 3.83! Ask Mrs. Ito.\n"
             "- Take the 7:45 train.\n"
             "2) Keep the receipt. It helps later.\n"
             "我们去了海边。天气很好！你呢？我走了3.5公里!累了?")
     assert [s.text for s in sentences(text)] == [
-        "Prices went up by approx. 15 percent, e.g. the N'EX costs ¥3,070 now.", "My GPA was 3.83!",
+        "Prices went up by approx. 15 percent, e.g. the N'EX costs ¥3,070 now.", "My GPA was 3.83!", "Ask Mrs. Ito.",
         "- Take the 7:45 train.", "2) Keep the receipt.", "It helps later.", "我们去了海边。", "天气很好！", "你呢？",
         "我走了3.5公里!", "累了?",
     ]
