@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable
 
 from companion.memory.lang import CJK
@@ -14,7 +15,8 @@ _MARKER = re.compile(r"^(?:\d{1,3}[.)]|[-*+•·]|#{1,6})\s+")
 # a sentence ends at . ! ? before a space and what starts a sentence (not "approx. 60", "e.g. the", "3.5",
 # "Mrs. Johnson"),
 # or before Chinese ("好!你呢?"), or at 。！？ whatever follows; closing quotes and brackets stay with the sentence they close
-_END = re.compile(rf"(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bDr)(?<!\bSt)(?<!\bvs)[.!?]+[\"'”’)\]]*(?=\s+[^\s\da-z]|[{CJK}])|[。！？]+[”’」』）)\]]*")
+_END = re.compile(rf"[.!?]+[\"'”’)\]]*(?=\s+[^\s\da-z]|[{CJK}])|[。！？]+[”’」』）)\]]*")
+_TITLE = re.compile(r"(?:^|\W)(?:Mr|Mrs|Ms|Dr|St|vs)$")  # "Mrs" before a period that ends no sentence
 # a list item's name: its marker and the few words before a colon or dash ("3. **Campari**:", "- 东京塔：")
 _ITEM_NAME = re.compile(r"^\S+\s+(?:[^\s:：]+\s+){0,4}?[^\s:：]+\s*(?:[:：]|\s[-–—](?=\s))")
 # a line that names a group of items: bold on its own, or a few words and a colon
@@ -50,6 +52,8 @@ def sentences(text: str) -> list[Sentence]:
         start = marker.end() if marker else 0
         parts: list[str] = []
         for end in _END.finditer(line, start):
+            if _TITLE.search(line[max(0, end.start() - 4) : end.start()]):
+                continue
             parts.append(line[start : end.end()].strip())
             start = end.end()
         parts.append(line[start:].strip())
@@ -66,7 +70,17 @@ def matches(sentence: str, terms: list[str]) -> int:
     """How many of the sentence's distinct words the query's terms find (a term ending in * is a prefix)."""
     exact = {t for t in terms if not t.endswith("*")}
     prefixes = tuple(t[:-1] for t in terms if t.endswith("*"))
-    return sum(1 for word in set(index_terms(sentence)) if word in exact or (prefixes and word.startswith(prefixes)))
+    words: set[str] = set()
+    for chunk in sentence.split():
+        words.update(_terms_of(chunk))
+    return sum(1 for word in words if word in exact or (prefixes and word.startswith(prefixes)))
+
+
+@lru_cache(maxsize=16384)
+def _terms_of(chunk: str) -> tuple[str, ...]:
+    """The index terms of one space-free piece of text (no term spans a space): the same words recur
+    from turn to turn, so each is stemmed once."""
+    return tuple(index_terms(chunk))
 
 
 def best_excerpt(text: str, terms: list[str], count: Callable[[str], int], limit: int) -> str:
@@ -75,11 +89,14 @@ def best_excerpt(text: str, terms: list[str], count: Callable[[str], int], limit
     it introduces by each item's first sentence), then what other matches and the opening say, sentences
     with numbers and names first; what does not fit is skipped for what does."""
     flat = " ".join(text.split())
-    if count(flat) <= limit:
-        return flat
+    return flat if count(flat) <= limit else excerpt(text, terms, count, limit)
+
+
+def excerpt(text: str, terms: list[str], count: Callable[[str], int], limit: int) -> str:
+    """What best_excerpt shows of a text already known not to fit `limit` (it is not counted whole again)."""
     units = sentences(text)
     if not units:
-        return clip(flat, limit, count)
+        return clip(" ".join(text.split()), limit, count)
     costs: dict[int, int] = {}
 
     def cost_of(index: int) -> int:

@@ -15,7 +15,7 @@ from datetime import date
 from typing import Any, Callable
 
 from companion.agent.context import TurnContext
-from companion.agent.excerpt import best_excerpt
+from companion.agent.excerpt import best_excerpt, excerpt
 from companion.curate.names import name_in
 from companion.curate.when import around_day, query_time, spell_out, spoken
 from companion.errors import CompanionError, ToolError
@@ -136,7 +136,7 @@ def pack(hits: list[Hit], budget: int, count: Callable[[str], int]) -> Packed:
         line = snippet_line(hit, text)
         cost = count(line) + 1  # and the newline before it
         if cost > room + LINE_PREFIX_TOKENS:  # a long turn: its matching sentences
-            line = snippet_line(hit, best_excerpt(raw, hit.terms, count, room))
+            line = snippet_line(hit, excerpt(raw, hit.terms, count, room))
             cost = count(line) + 1
         if used + cost <= budget:
             lines.append(line)
