@@ -12,9 +12,8 @@ from companion.memory.search.tokenize import index_terms
 
 # a list item's or heading's marker at the start of a line: "1.", "2)", "-", "*", "•", "###"
 _MARKER = re.compile(r"^(?:\d{1,3}[.)]|[-*+•·]|#{1,6})\s+")
-# a sentence ends at . ! ? before a space and what starts a sentence (not "approx. 60", "e.g. the", "3.5",
-# "Mrs. Johnson"),
-# or before Chinese ("好!你呢?"), or at 。！？ whatever follows; closing quotes and brackets stay with the sentence they close
+# a sentence ends at . ! ? before a space and what starts a sentence (not "approx. 60", "e.g. the", "3.5"), or
+# before Chinese ("好!你呢?"), or at 。！？ whatever follows; closing quotes and brackets stay with the sentence
 _END = re.compile(rf"[.!?]+[\"'”’)\]]*(?=\s+[^\s\da-z]|[{CJK}])|[。！？]+[”’」』）)\]]*")
 _TITLE = re.compile(r"(?:^|\W)(?:Mr|Mrs|Ms|Dr|St|vs)$")  # "Mrs" before a period that ends no sentence
 # a list item's name: its marker and the few words before a colon or dash ("3. **Campari**:", "- 东京塔：")
@@ -35,6 +34,8 @@ MIN_ITEM_TOKENS = 8  # an item is cut to its share of the room; a share below th
 
 @dataclass(frozen=True)
 class Sentence:
+    """One sentence of a remembered text and where it stands in it."""
+
     text: str
     line: int  # which line of the text it is on
     head: bool  # the first sentence of its line: a paragraph's topic, a list item's name
