@@ -449,7 +449,7 @@ class SearchIndex:
             for kind, source, locator, day, text, role, context, cites, ref, score, hits in db.execute(sql, params):
                 if locator in skip:
                     continue
-                item = Item(kind, source, locator, day, text, role, context, json.loads(cites) if cites != "[]" else [], ref)
+                item = Item(kind, source, locator, day, text, role, context, _cites(cites), ref)
                 relevance = by_key[int(score)] if by_key is not None else float(score)
                 out.append(Candidate(item, relevance, int(hits)))
             if any(c.item.kind != "turn" for c in out):
@@ -490,7 +490,7 @@ class SearchIndex:
                 f"WHERE kind='turn' AND locator IN ({','.join('?' * len(wanted))})",
                 wanted,
             )
-            return [Item(k, s, loc, d, t, r, c, json.loads(ci), ref) for k, s, loc, d, t, r, c, ci, ref in rows]
+            return [Item(k, s, loc, d, t, r, c, _cites(ci), ref) for k, s, loc, d, t, r, c, ci, ref in rows]
 
         return self._guarded(action)
 
@@ -574,6 +574,11 @@ class SearchIndex:
 
     def count(self) -> int:
         return self._guarded(lambda db: int(db.execute("SELECT count(*) FROM items").fetchone()[0]))
+
+
+def _cites(stored: str) -> list[str]:
+    """An item's citations as stored (JSON); most items have none."""
+    return json.loads(stored) if stored != "[]" else []
 
 
 def _delete_items(db: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> None:

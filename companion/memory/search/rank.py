@@ -399,12 +399,15 @@ def score_candidates(
     today = query.today or max((date.fromisoformat(c.item.day) for c in candidates if c.item.day), default=None)
     weight = settings.recent_query_weight if is_recency_query(query.text) else settings.recency_weight
     hits: list[Hit] = []
+    recencies: dict[tuple[str, str | None], float] = {}  # many candidates share a day
     for candidate in candidates:
         item = candidate.item
         relevance = candidate.relevance / top
         text_score = relevance * (settings.entry_boost if item.kind != "turn" else 1.0)
         text_score *= _context_boost(item, query, settings, speaker)
-        recency = _recency(item, today, settings.half_life_days)
+        recency = recencies.get((item.kind, item.day))
+        if recency is None:
+            recency = recencies[(item.kind, item.day)] = _recency(item, today, settings.half_life_days)
         if settings.decay == "multiply":
             score = text_score * recency
         elif settings.decay == "blend":
