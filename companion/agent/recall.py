@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any, Callable
 
@@ -455,8 +455,11 @@ class Recall:
         names = names_in({name: doc.body for name, doc in ctx.documents.items()})
         automatic = k is None
         cap = k or self.settings.max_recalled  # automatic recall is bounded by the question, not the home's age
-        k = k or candidates_for(ctx.recall_budget, self.k)
-        query = self.query(text, k * 2, ctx.today, names, exclude=exclude, neighbours=True)
+        depth = k or candidates_for(ctx.recall_budget, self.k)
+        k = min(depth, cap)  # no more are kept: ranking more by words only costs time
+        # meaning matches are read as deep as the budget could show: fusion lifts some from far down (measured)
+        query = replace(self.query(text, k * 2, ctx.today, names, exclude=exclude, neighbours=True),
+                        meaning_depth=depth * 2)
         hits = [
             h for h in search(self.index, query, self.settings, self.semantic)
             if self.relevant(h) and not (h.item.kind == "entry" and h.item.text in shown)

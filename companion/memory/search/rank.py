@@ -83,6 +83,7 @@ class SearchQuery:
     days: tuple[date, date] | None = None  # a time the query names (first and last day): boosted, not filtered
     time_words: tuple[str, ...] = ()  # the words that named that time: not searched for as text
     neighbours: bool = False  # also the turns just before and after the best matching turns (recall's context)
+    meaning_depth: int = 0  # meaning matches read before fusion, when more than k (and semantic_candidates)
 
 
 @dataclass
@@ -178,7 +179,7 @@ def search(
             searched = searched + other
     if meaning and semantic is not None:
         near = semantic.candidates(
-            query.text, max(settings.semantic_candidates, query.k), floor=floor_of(settings, semantic),
+            query.text, max(settings.semantic_candidates, query.k, query.meaning_depth), floor=floor_of(settings, semantic),
             kinds=query.kinds or None, since=query.since.isoformat() if query.since else None,
             until=query.until.isoformat() if query.until else None, exclude=query.exclude,
         )
