@@ -309,7 +309,7 @@ class SearchIndex:
 
         def action(db: sqlite3.Connection) -> list[str]:
             found: list[tuple[int, int, str]] = []
-            # terms starting like it, or like it without its first letter (a typo rarely hits both)
+            # terms starting like it, or like it without its first letter (a typo in the first letter)
             for prefix in {term[:2], term[1:3]}:
                 rows = db.execute(
                     "SELECT term, items FROM terms WHERE term >= ? AND term < ? AND length(term) BETWEEN ? AND ?",
