@@ -264,20 +264,11 @@ def _sign_bits(rows: np.ndarray) -> np.ndarray:
 def _hamming_nearest(bits: np.ndarray, query_bits: np.ndarray, count: int) -> np.ndarray:
     """Rows whose sign bits differ least from the query's: at least `count` of them (ties at the cut stay in)."""
     import numpy as np
-    n = bits.shape[1]
-    distance = np.zeros(n, np.uint16)
-    scratch = np.empty(n, np.uint64)
-    ones = np.empty(n, np.uint8)
-    group = np.empty(n, np.uint8)
-    # up to three words' counts (at most 192) add up in uint8 before one widening add: adding uint8 counts
-    # straight into uint16 converts every word's counts first, a third of the whole cost
-    for start in range(0, len(bits), 3):
-        group.fill(0)
-        for word, q in zip(bits[start : start + 3], query_bits[start : start + 3]):
-            np.bitwise_xor(word, q, out=scratch)
-            np.bitwise_count(scratch, out=ones)
-            np.add(group, ones, out=group)
-        np.add(distance, group, out=distance)
+    distance = np.zeros(bits.shape[1], np.uint16)
+    scratch = np.empty(bits.shape[1], np.uint64)
+    for word, q in zip(bits, query_bits):
+        np.bitwise_xor(word, q, out=scratch)
+        distance += np.bitwise_count(scratch)
     # the cut from a histogram of distances (at most dim + 1 values): cheaper than a partial sort of every row
     cumulative = np.cumsum(np.bincount(distance, minlength=bits.shape[0] * 64 + 1))
     cut = int(np.searchsorted(cumulative, min(count, len(distance))))
