@@ -565,6 +565,12 @@ class SearchIndex:
 
         self._guarded(action)
 
+    def version(self) -> tuple[int, int, int]:
+        """Changes since this index was opened: fresh starts, rows this connection wrote, commits by others."""
+        return self._guarded(
+            lambda db: (self.generation, db.total_changes, db.execute("PRAGMA data_version").fetchone()[0])
+        )
+
     def count_cached(self, max_age: float = 60.0) -> int:
         """The number of items, re-counted at most once a minute (used to judge how common a word is)."""
         now = time.monotonic()
