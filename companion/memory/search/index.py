@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
-from companion.memory.search import bm25
+import companion.memory.search.bm25 as bm25
 from companion.memory.search.sqlite_files import remove_database
 from companion.errors import CompanionError, FrontmatterError, SearchError
 from companion.memory.document import split_frontmatter
