@@ -9,7 +9,8 @@ reply in a year-old home against a new one, and chat's first token while a year 
 depend on what the vectors say, and embedding 200k turns would take the bench most of an hour.
 `reply` measures the real thing: a year of day logs, the built-in embedder filling its store in the
 background while turns run on the built-in chat model, then the same turns once it is done and in a
-new home. Compare ratios within one run: the machine is shared.
+new home; as the window runs them (the draft read ahead at a pause in typing) and as the terminal chat
+does (the prompt warmed between turns, nothing read before the line is sent). Compare ratios within one run: the machine is shared.
 """
 
 from __future__ import annotations
@@ -109,13 +110,22 @@ def _timed(action) -> float:  # type: ignore[no-untyped-def]
 
 
 GAP_S = 3.0  # the user reads and types between turns: the background embedder works then
+PAUSE_S = 1.5  # ...and pauses in typing this long before sending (the window reads the draft ahead then)
 
 
-def _turns(agent: Agent, messages: list[str]) -> tuple[list[float], list[float], list[int]]:
-    """Time to first token, whole reply, and recall block size for each message."""
+def _turns(agent: Agent, messages: list[str], window: bool) -> tuple[list[float], list[float], list[int]]:
+    """Time to first token, whole reply, and recall block size for each message. Between turns the
+    prompt is warmed, as the window and the terminal chat do; `window`: the draft is read ahead at a
+    typing pause, as the window does (the terminal cannot see a line before it is sent)."""
     first, whole, recalled = [], [], []
     for message in messages:
-        time.sleep(GAP_S)
+        agent.warm()
+        if window:
+            time.sleep(GAP_S - PAUSE_S)
+            agent.read_ahead(message)
+            time.sleep(PAUSE_S)
+        else:
+            time.sleep(GAP_S)
         started = time.perf_counter()
         seen_first = None
         tokens = 0
@@ -164,7 +174,7 @@ def reply_bench(days: int, per_day: int) -> None:
                     time.sleep(0.1)
                 progress = channel.progress()
                 print(f"{total} records; embedded before the turns: {progress.done}/{progress.total}")
-                results["year-old home, embedding in the background"] = _turns(agent, CHAT)
+                results["year-old home, embedding in the background (window)"] = _turns(agent, CHAT, True)
                 progress = channel.progress()
                 print(f"embedded after those turns: {progress.done}/{progress.total}")
                 started = time.perf_counter()
@@ -172,12 +182,14 @@ def reply_bench(days: int, per_day: int) -> None:
                 print(f"the rest of the first full embedding took {time.perf_counter() - started:.0f} s")
             else:
                 agent.recall.wait_embedded()
-            results[name] = _turns(agent, CHAT)
+            for where, window in (("window", True), ("terminal", False)):
+                results[f"{name} ({where})"] = _turns(agent, CHAT, window)
             agent.recall.close()
     backend.close()
-    new_first = statistics.median(results["new home"][0])
-    week_first = statistics.median(results["week-old home"][0])
     for name, (first, whole, recalled) in results.items():
+        where = name.rsplit("(", 1)[1]
+        new_first = statistics.median(results[f"new home ({where}"][0])
+        week_first = statistics.median(results[f"week-old home ({where}"][0])
         print(f"{name}: first token p50 {statistics.median(first) * 1000:.0f} ms "
               f"({statistics.median(first) / new_first:.2f}x new, {statistics.median(first) / week_first:.2f}x week-old), "
               f"reply p50 {statistics.median(whole) * 1000:.0f} ms, "

@@ -193,13 +193,16 @@ def render_user(record: Record, previous: Record | None = None) -> str:
 
 
 def render_final_user(record: Record, blocks: list[str], notes: list[str], previous: Record | None = None) -> str:
-    """The new user turn: (stamp), text, then recalled memory and notes for this turn only."""
+    """The new user turn: recalled memory and notes for this turn only, then (stamp) and text.
+
+    The block comes first: it can be read ahead while the user types (it depends on the words, not on
+    the minute the message is sent), and the model's last input is the message it answers."""
     content = render_user(record, previous)
     extras = [b.strip() for b in blocks if b and b.strip()]
     if notes:
         extras.append("Notes for this reply:\n" + "\n".join(f"- {n}" for n in notes))
     if extras:
-        content += "\n\n<context>\n" + "\n\n".join(extras) + "\n</context>"
+        content = "<context>\n" + "\n\n".join(extras) + "\n</context>\n\n" + content
     return content
 
 

@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any, Callable
 
@@ -44,6 +44,7 @@ EMBED_BATCH = 16  # texts embedded at a time in the background
 EMBED_DUTY = 0.5  # the background embedder works at most this share of the time
 SWITCH_SHARE = 0.98  # a new embedder takes over once it has embedded this share of the memory
 PRUNE_EVERY_S = 600.0
+DRAFT_KEPT_S = 120.0  # a draft's recall older than this is done again when it is sent (embedding went on)
 AUTO = object()  # Recall's default embedder: the strongest one present, loaded in the background
 _TRIVIAL = re.compile(
     r"^(ok(ay)?|k|kk|thanks?( you)?( so much)?|thx|ty|cool|nice|great|good|yes|yeah|yep|no|nope|sure|fine|hi|"
@@ -171,6 +172,14 @@ def names_in(bodies: dict[str, str]) -> dict[str, str]:
     return {role: name for role, name in found.items() if name}
 
 
+@dataclass(frozen=True)
+class _Draft:
+    key: tuple[object, ...]
+    version: tuple[int, int, int]  # the search index's, once it had caught up for the draft
+    until: float  # monotonic time after which the draft's recall is done again
+    packed: Packed
+
+
 class Recall:
     """Keeps the index and its vectors in step with the memory folder and recalls for every turn.
 
@@ -206,6 +215,7 @@ class Recall:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._quiet_until = 0.0
+        self._draft: _Draft | None = None  # the recall of what the user is typing
         store.subscribe(self._on_memory_change)
         weakref.finalize(self, self._finish, self._stop, self._wake, self.index)
         self._thread = threading.Thread(target=self._startup, name="search-index", daemon=True)
@@ -396,8 +406,11 @@ class Recall:
         names = names_in({name: doc.body for name, doc in ctx.documents.items()})
         automatic = k is None
         cap = k or self.settings.max_recalled  # automatic recall is bounded by the question, not the home's age
-        k = k or candidates_for(ctx.recall_budget, self.k)
-        query = self.query(text, k * 2, ctx.today, names, exclude=exclude, neighbours=True)
+        depth = k or candidates_for(ctx.recall_budget, self.k)
+        k = min(depth, cap)  # no more are kept: ranking more by words only costs time
+        # meaning matches are read as deep as the budget could show: fusion lifts some from far down (measured)
+        query = replace(self.query(text, k * 2, ctx.today, names, exclude=exclude, neighbours=True),
+                        meaning_depth=depth * 2)
         hits = [
             h for h in search(self.index, query, self.settings, self.semantic)
             if self.relevant(h) and not (h.item.kind == "entry" and h.item.text in shown)
@@ -441,14 +454,54 @@ class Recall:
 
     def for_turn(self, text: str, ctx: TurnContext, budget: int | None = None) -> Packed:
         """The memory block for this message within `budget` tokens (default: the turn's recall budget;
-        empty when nothing fits)."""
-        if is_trivial(text):
-            return Packed(None)
-        self._quiet_until = time.monotonic() + 1.0  # the reply is about to be generated: embedding waits
-        packed = pack(self.hits_for(text, ctx), ctx.recall_budget if budget is None else budget, ctx.count)
+        empty when nothing fits). A draft of it recalled on the same memory is not recalled again."""
+        budget = ctx.recall_budget if budget is None else budget
+        draft, self._draft = self._draft, None
+        if draft is not None and draft.key == self._draft_key(text, ctx, budget) and time.monotonic() < draft.until:
+            packed = draft.packed
+        else:
+            packed = self._recall(text, ctx, budget)
         if packed.hits:
             self.index.record_hits(h.item for h in packed.hits)
         return packed
+
+    def for_draft(self, text: str, ctx: TurnContext, budget: int) -> Packed:
+        """for_turn for what the user is still typing: the hits are not counted as used, and sending the
+        same words on the same memory (history, long-term files, index) reuses them."""
+        packed = self._recall(text, ctx, budget)
+        self._draft = _Draft(self._draft_key(text, ctx, budget), self.index.version(),
+                             time.monotonic() + DRAFT_KEPT_S, packed)
+        return packed
+
+    def before_message(self) -> None:
+        """A message is about to be logged: the index catches up with the day logs first, and a draft
+        recalled before anything changed there (a deleted message, another computer's turns, a forget)
+        is recalled again."""
+        draft = self._draft
+        if draft is None:
+            return
+        try:
+            self.index.refresh()
+            unchanged = self.index.version() == draft.version
+        except CompanionError as exc:
+            log.warning("Search index unavailable: %s", exc)
+            unchanged = False
+        if not unchanged:
+            self._draft = None
+
+    def _recall(self, text: str, ctx: TurnContext, budget: int) -> Packed:
+        if is_trivial(text):
+            return Packed(None)
+        self._quiet_until = time.monotonic() + 1.0  # the reply is about to be generated: embedding waits
+        return pack(self.hits_for(text, ctx), budget, ctx.count)
+
+    def _draft_key(self, text: str, ctx: TurnContext, budget: int) -> tuple[object, ...]:
+        """What a recall depends on, the message's own id aside (a draft has none yet)."""
+        channel = self.semantic
+        return (
+            text, budget, ctx.today, frozenset(r.id for r in ctx.history) | ctx.replaced,
+            tuple(doc.body for doc in ctx.documents.values()), channel.label if channel is not None else None,
+        )
 
     def tool(self, args: dict[str, Any], today: date, count: Callable[[str], int]) -> str:
         """memory_search(query, k): JSON list of snippets with file, id or line, date and score."""

@@ -178,6 +178,10 @@ class ChatSession:
         """Evaluate the stable prompt prefix so the next reply starts fast (chat's view: under the shared lock)."""
         self.agent.warm()
 
+    def read_ahead(self, draft: str) -> bool:
+        """The user paused typing: read the prompt this draft would make, so sending it starts fast."""
+        return self.agent.read_ahead(draft)
+
     def cancel(self) -> None:
         """Stop the reply in progress within a token (any thread)."""
         self.agent.cancel()

@@ -59,8 +59,8 @@ class TriggerState:
         except (OSError, ValueError, AttributeError):
             return {}
 
-    def fire(self, triggers: list[Trigger], event: str) -> list[Trigger]:
-        """The triggers for `event` whose cooldown has passed; records them as fired now."""
+    def due(self, triggers: list[Trigger], event: str) -> list[Trigger]:
+        """The triggers for `event` whose cooldown has passed; nothing is recorded."""
         now = self.clock()
         fired_at = self._load()
         due = []
@@ -75,7 +75,14 @@ class TriggerState:
                 except (ValueError, TypeError):
                     pass
             due.append(trigger)
-            fired_at[trigger.key] = now.isoformat()
+        return due
+
+    def fire(self, triggers: list[Trigger], event: str) -> list[Trigger]:
+        """The triggers for `event` whose cooldown has passed; records them as fired now."""
+        due = self.due(triggers, event)
         if due:
+            fired_at = self._load()
+            now = self.clock().isoformat()
+            fired_at.update({trigger.key: now for trigger in due})
             atomic_write(self.path, json.dumps({"schema_version": STATE_VERSION, "last_fired": fired_at}, indent=2))
         return due

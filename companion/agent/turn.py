@@ -6,6 +6,7 @@ import logging
 import threading
 import time
 from contextlib import closing
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Iterator
 
@@ -21,7 +22,7 @@ from companion.agent.repetition import RepetitionGuard
 from companion.curate.policy import Actor
 from companion.curate.requests import MemoryRequests, parse_request, speaks_chinese
 from companion.agent.tools import ToolExecutor, tool_message_content
-from companion.agent.triggers import TriggerState, parse_triggers
+from companion.agent.triggers import Trigger, TriggerState, parse_triggers
 from companion.errors import CompanionError, ModelError
 from companion.llm.base import Backend, GenerationOptions, Message, ToolCall, estimate_tokens
 from companion.llm.toolparse import prompt_inputs
@@ -72,6 +73,7 @@ class Agent:
         self._pending_notes: list[str] = []
         self._busy = threading.Lock()
         self._pending_exchange: tuple[Record, Record | None, bool] | None = None
+        self._ahead: ReadAhead | None = None  # the prompt read while the user typed; it ends with the next turn
         self.learner = self._make_learner() if self.settings.memory.auto_learn else None
         self.recall = Recall(home, self.store, embedder=embedder, busy=self._busy.locked, start=start_recall)
         self.tools.register(MEMORY_SEARCH_TOOL, lambda args: self.recall.tool(args, self.clock().date(), self.count_tokens))
@@ -137,14 +139,50 @@ class Agent:
 
     def warm(self) -> None:
         """Evaluate the stable prefix (system + history) so the next reply starts without the cold
-        prompt evaluation."""
+        prompt evaluation; with a draft read ahead, its whole prompt again, on the memory as it is now."""
         backend = self.backend
         if backend is None:
+            return
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None and self.read_ahead(ahead.text):  # the draft's prompt, on today's memory
             return
         try:
             backend.prefill(self.turn_context().messages(None))
         except CompanionError as exc:
             log.warning("Background prefill failed: %s", exc)
+
+    def read_ahead(self, draft: str) -> bool:
+        """While the user types: recall for the draft and read the prompt it makes (memories first, then
+        the draft), so that sending it costs only what changed since. Writes nothing, fires nothing;
+        False when there was nothing to do (no model, a turn running, the same draft read already)."""
+        text = draft.strip()
+        backend = self.backend
+        if not text or backend is None or (self._ahead is not None and self._ahead.text == text):
+            return False
+        if not self._busy.acquire(blocking=False):  # a reply is being written: its turn comes first
+            return False
+        try:
+            records = self.context.history_records()
+            documents = self.context.documents()
+            previous = _last_user(records)
+            now = self.clock()
+            record = Record(f"{now.date().isoformat()}#0", now.isoformat(timespec="milliseconds"), "user", text)
+            notes = list(self._pending_notes)
+            if previous is None or previous.day != now.date():  # the notes the day's first message will fire
+                notes.extend(t.action for t in self.triggers.due(self._triggers(documents["SOUL.md"]), "first_message_of_day"))
+            plain = P.render_final_user(record, [], notes, previous)
+            ctx = self.turn_context(records, documents, reserve=self.count_tokens(plain), message=record)
+            budget = self._recall_budget(ctx)
+            packed = self._recall(text, ctx, budget, draft=True)
+            final: Message = {"role": "user", "content": P.render_final_user(record, _blocks(packed), notes, previous)}
+            self._ahead = ReadAhead(text, budget)
+            backend.prefill(ctx.messages(final))
+            return True
+        except CompanionError as exc:
+            log.warning("Reading ahead failed: %s", exc)
+            return False
+        finally:
+            self._busy.release()
 
     def learn_after_turn(self) -> None:
         """Run daytime learning on the exchange that just ended (once)."""
@@ -165,12 +203,15 @@ class Agent:
 
     # -- a turn --------------------------------------------------------------
 
-    def _fire(self, event: str, soul: Document | None = None) -> list[str]:
+    def _triggers(self, soul: Document | None) -> list[Trigger]:
         try:
-            triggers = parse_triggers((soul or self.store.read("SOUL.md")).meta)
+            return parse_triggers((soul or self.store.read("SOUL.md")).meta)
         except CompanionError as exc:
             log.warning("SOUL.md triggers unreadable: %s", exc)
             return []
+
+    def _fire(self, event: str, soul: Document | None = None) -> list[str]:
+        triggers = self._triggers(soul)
         actions = []
         for trigger in self.triggers.fire(triggers, event):
             self.daylog.append("event", f"Trigger fired: {event}", trigger={"type": event, "action": trigger.action})
@@ -187,10 +228,12 @@ class Agent:
             yield from self._turn(text)
 
     def _turn(self, text: str) -> Iterator[TurnEvent]:
+        ahead, self._ahead = self._ahead, None
         records = self.context.history_records()  # the turn's one day-log read, before this message is logged
         previous = _last_user(records)
         first_today = previous is None or previous.day != self.clock().date()
         private = self.privacy.fields()
+        self.recall.before_message()  # a draft recalled on memory that changed since is recalled again
         user_record = self.daylog.append("user", text, **private)
         self.tools.begin_turn(text)
         yield UserLogged(text, user_record)
@@ -230,7 +273,9 @@ class Agent:
             return
         plain = P.render_final_user(user_record, [], notes, previous)
         ctx = self.turn_context(records, documents, reserve=self.count_tokens(plain), message=user_record)
-        packed = self._recall(text, ctx)
+        # the budget the draft was read with: the speed measured meanwhile must not change the block
+        budget = ahead.budget if ahead is not None and ahead.text == text else self._recall_budget(ctx)
+        packed = self._recall(text, ctx, budget)
         hits = tuple(h.to_dict() for h in packed.hits)
         if hits:
             yield Recalled(hits=hits)
@@ -253,6 +298,7 @@ class Agent:
     def regenerate(self) -> Iterator[TurnEvent]:
         """Answer the last user message again; the new reply is logged with `replaces: <old id>`."""
         with self._busy:
+            self._ahead = None  # read on the history this replaces
             records = self.context.history_records()
             last_user = _last_user(records)
             if last_user is None:
@@ -267,7 +313,7 @@ class Agent:
             plain = P.render_final_user(last_user, [], [], previous)
             after = frozenset(r.id for r in records if r.id != last_user.id and r.timestamp >= last_user.timestamp)
             ctx = self.turn_context(before, reserve=self.count_tokens(plain), message=last_user, replaced=after)
-            packed = self._recall(last_user.text, ctx)
+            packed = self._recall(last_user.text, ctx, self._recall_budget(ctx))
             final = {"role": "user", "content": P.render_final_user(last_user, _blocks(packed), [], previous)}
             extra: dict[str, Any] = {"replaces": old.id} if old is not None else {}
             if last_user.private:
@@ -278,11 +324,13 @@ class Agent:
             except ModelError as exc:
                 yield Failed(str(exc))
 
-    def _recall(self, text: str, ctx: TurnContext) -> Packed:
+    def _recall_budget(self, ctx: TurnContext) -> int:
+        speed = self.backend.prompt_speed() if self.backend is not None else None
+        return budget_for_speed(ctx.recall_budget, speed, self.settings.memory.recall_seconds)
+
+    def _recall(self, text: str, ctx: TurnContext, budget: int, draft: bool = False) -> Packed:
         try:
-            speed = self.backend.prompt_speed() if self.backend is not None else None
-            budget = budget_for_speed(ctx.recall_budget, speed, self.settings.memory.recall_seconds)
-            return self.recall.for_turn(text, ctx, budget)
+            return self.recall.for_draft(text, ctx, budget) if draft else self.recall.for_turn(text, ctx, budget)
         except Exception:  # recall is a bonus: never lose the turn over it
             log.exception("recall failed")
             return Packed(None)
@@ -375,6 +423,14 @@ def _own_calls(calls: list[ToolCall], tools: list[dict[str, Any]] | None, messag
     if len(own) < len(calls):
         log.warning("Ignored %d tool call(s) that were not offered or that the input spelled out", len(calls) - len(own))
     return own
+
+
+@dataclass(frozen=True)
+class ReadAhead:
+    """A draft whose prompt was read into the model while the user typed, and the recall budget it was read with."""
+
+    text: str
+    budget: int
 
 
 def _last_user(records: list[Record]) -> Record | None:

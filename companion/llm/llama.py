@@ -78,11 +78,13 @@ class PromptSpeed:
 
     def __init__(self) -> None:
         self.tokens_per_second: float | None = None
+        self.last_read: int | None = None  # prompt tokens the last foreground call read past the cache
 
     def start(self, llm: Any, background: bool) -> "_Reading":
         return _Reading(self, llm, background)
 
     def note(self, tokens: int, seconds: float) -> None:
+        self.last_read = tokens
         if tokens < MIN_MEASURED_TOKENS or seconds <= 0:
             return
         speed = tokens / seconds
@@ -521,6 +523,11 @@ class LlamaBackend:
 
     def prompt_speed(self) -> float | None:
         return self._speed.tokens_per_second
+
+    @property
+    def prompt_tokens_read(self) -> int | None:
+        """Prompt tokens the last chat call or prefill read past the reused KV cache (None before any)."""
+        return self._speed.last_read
 
     def close(self) -> None:
         with self._lock:

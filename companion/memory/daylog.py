@@ -12,7 +12,9 @@ import json
 import logging
 import os
 import re
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -30,6 +32,8 @@ _DAY_FILE = re.compile(rf"^(\d{{4}}-\d{{2}}-\d{{2}})(?:\.({DEVICE_TAG}))?\.jsonl
 _RECHECK_S = 30.0  # an unsynced folder is looked at again after this long (the user may add it to a sync tool)
 AUTO = "auto"  # DayLog(device=AUTO): this computer's tag when the folder is synced, else none
 _TAIL_CHUNK = 64 * 1024
+_SETTLED_NS = 3_000_000_000  # a folder unchanged this long is listed for good (FAT keeps times to 2 s)
+PARSED_KEPT = 64  # day files whose parsed records one DayLog keeps (a past day's file seldom changes)
 
 
 @dataclass
@@ -62,6 +66,10 @@ class DayLog:
         self.clock = clock
         self._device = device
         self._checked = -_RECHECK_S  # when an unsynced folder was last checked for a sync tool
+        # what the last reads found, kept while the file or folder is unchanged: a turn reads the tail again
+        self._parsed: OrderedDict[Path, tuple[tuple[int, int, int], DayRead]] = OrderedDict()
+        self._months: dict[str, tuple[int, list[date]]] = {}  # month -> (folder mtime, or -1: list again; days)
+        self._cache_lock = threading.Lock()
 
     # -- paths ---------------------------------------------------------------
 
@@ -105,12 +113,35 @@ class DayLog:
         return total
 
     def days(self) -> list[date]:
-        """Every day that has a log, oldest first (lists folders, parses nothing)."""
+        """Every day that has a log, oldest first (lists folders, parses nothing).
+
+        A month's list is kept while its folder's modification time stays the same, once that time was
+        a few seconds old when it was listed (a file added within the file system's clock tick would
+        not move it)."""
+        try:
+            months = sorted(e.name for e in os.scandir(self.root) if e.is_dir())
+        except (FileNotFoundError, NotADirectoryError):
+            return []
         found: list[date] = []
-        for path in day_files(self.root):
-            day = day_of(path)
-            if day is not None and (not found or found[-1] != day):
-                found.append(day)
+        for month in months:
+            folder = os.path.join(self.root, month)
+            try:
+                mtime = os.stat(folder).st_mtime_ns
+            except OSError:
+                continue
+            with self._cache_lock:
+                kept = self._months.get(month)
+            if kept is None or kept[0] != mtime:
+                listed_at = time.time_ns()
+                try:
+                    days = _days_in(folder)
+                except OSError:
+                    continue
+                settled = listed_at - mtime > _SETTLED_NS
+                kept = (mtime if settled else -1, days)
+                with self._cache_lock:
+                    self._months[month] = kept
+            found.extend(kept[1])
         return found
 
     # -- writing -------------------------------------------------------------
@@ -187,17 +218,41 @@ class DayLog:
     # -- reading -------------------------------------------------------------
 
     def read_day(self, day: date) -> DayRead:
-        """The day's records; from several computers' files, one log in time order."""
+        """The day's records; from several computers' files, one log in time order. The records may be
+        shared with other reads: treat them as read-only."""
         files = self.files(day)
         if len(files) == 1:
-            return read_file(files[0])
+            return self._read(files[0])
         result = DayRead()
         for path in files:
-            part = read_file(path)
+            part = self._read(path)
             result.records.extend(part.records)
             result.problems.extend(part.problems)
         result.records.sort(key=_moment)  # stable: records of one moment keep their file order
         return result
+
+    def _read(self, path: Path) -> DayRead:
+        """read_file, from what was parsed before while the file keeps its inode, size and modification
+        time (appends grow it; a rewrite is a new file put in its place)."""
+        try:
+            info = path.stat()
+        except FileNotFoundError:
+            return DayRead()
+        except OSError:
+            return read_file(path)  # it raises the error the user sees
+        key = (info.st_ino, info.st_size, info.st_mtime_ns)
+        with self._cache_lock:
+            kept = self._parsed.get(path)
+            if kept is not None and kept[0] == key:
+                self._parsed.move_to_end(path)
+                return DayRead(list(kept[1].records), list(kept[1].problems))
+        read = read_file(path)  # stat first: what is read is at least as new as the key
+        with self._cache_lock:
+            self._parsed[path] = (key, read)
+            self._parsed.move_to_end(path)
+            while len(self._parsed) > PARSED_KEPT:
+                self._parsed.popitem(last=False)
+        return DayRead(list(read.records), list(read.problems))
 
     def read_range(self, start: date, end: date) -> DayRead:
         """Every record from `start` to `end` inclusive."""
@@ -233,6 +288,19 @@ def day_files(days: Path) -> Iterator[Path]:
         names = [e.name for e in os.scandir(days / month) if _DAY_FILE.match(e.name)]
         for name in sorted(names, key=lambda n: (n[:10], n.count("."), n)):
             yield days / month / name
+
+
+def _days_in(folder: str) -> list[date]:
+    """The days that have a file in one month folder, in order."""
+    days = set()
+    for entry in os.scandir(folder):
+        match = _DAY_FILE.match(entry.name)
+        if match:
+            try:
+                days.add(date.fromisoformat(match.group(1)))
+            except ValueError:
+                continue
+    return sorted(days)
 
 
 def day_of(path: Path) -> date | None:

@@ -9,7 +9,7 @@ from datetime import datetime
 from functools import partial
 from typing import Callable
 
-from PySide6.QtCore import QByteArray, Qt, Signal
+from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QLabel,
@@ -53,6 +53,7 @@ from companion.ui.worker import ModelController
 log = logging.getLogger(__name__)
 MENU_ORDER = ("&File", "&Memory", "&Settings", "&Help")
 CODE_COLOURS = "code colours"  # the preload task that readies Pygments for the code on screen
+READ_AHEAD_MS = 600  # a pause this long in typing: the draft's prompt is read ahead
 
 
 class MainWindow(QMainWindow):
@@ -205,6 +206,8 @@ class MainWindow(QMainWindow):
         self.composer.stop_requested.connect(self.stop)
         self.composer.regenerate_requested.connect(self.regenerate)
         self.composer.edit.textChanged.connect(self._user_typing)
+        self._read_ahead_timer = QTimer(self, singleShot=True, interval=READ_AHEAD_MS)
+        self._read_ahead_timer.timeout.connect(self._read_draft_ahead)
         layout.addWidget(self.composer)
         self.memory_pane = MemoryPane(self.home, self.store, self.daylog)
         self.memory_pane.memory_changed.connect(self._memory_changed)
@@ -324,6 +327,7 @@ class MainWindow(QMainWindow):
             self._editing = None
         if self._backend is None:
             self.show_message(self.tr("The model is still loading; your message will be answered when it is ready."))
+        self._read_ahead_timer.stop()
         self.composer.set_busy(True)
         self.controller.send(text)
 
@@ -442,8 +446,19 @@ class MainWindow(QMainWindow):
     # -- model ---------------------------------------------------------------
 
     def _user_typing(self) -> None:
-        """Learning and the sleep job hold still while the user writes (the reply will want the cores)."""
+        """Learning and the sleep job hold still while the user writes (the reply will want the cores);
+        at a pause, the draft's prompt is read ahead."""
         self.session.user_active()
+        self._read_ahead_timer.start()
+
+    def _read_draft_ahead(self) -> None:
+        text = self.composer.edit.toPlainText().strip()
+        if not text or self._backend is None or self._editing is not None:
+            return
+        if self.controller.busy:  # a reply is being written: try again once it is done
+            self._read_ahead_timer.start()
+            return
+        self.controller.read_ahead(text)
 
     def _set_backend(self, backend: Backend | None) -> None:
         self._backend = backend

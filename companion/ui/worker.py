@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from typing import Callable, Iterator
 
@@ -38,6 +39,8 @@ class ModelWorker(QObject):
         self.session = session
         self.auto_warm = True  # warm the prompt prefix after loading and after each turn
         self.closing = False  # set from the GUI thread at quit: skip queued warm-ups
+        self.draft: str | None = None  # set from the GUI thread: the text to read ahead
+        self._draft_lock = threading.Lock()
 
     @Slot(object)
     def load(self, settings: ModelSettings) -> None:
@@ -89,6 +92,23 @@ class ModelWorker(QObject):
         except Exception:  # warming only saves time later; never surface it
             log.exception("warming the prompt failed")
 
+    def set_draft(self, draft: str) -> None:
+        """Any thread: the text the next read_ahead reads."""
+        with self._draft_lock:
+            self.draft = draft
+
+    @Slot()
+    def read_ahead(self) -> None:
+        """The latest draft only: pauses queued while a reply was written collapse into one reading."""
+        with self._draft_lock:
+            draft, self.draft = self.draft, None
+        if draft is None or self.closing:
+            return
+        try:
+            self.session.read_ahead(draft)
+        except Exception:  # reading ahead only saves time later; never surface it
+            log.exception("reading the draft ahead failed")
+
     @Slot()
     def close(self) -> None:
         self.session.close_model()
@@ -134,6 +154,7 @@ class ModelController(QObject):
     _turn = Signal(str)
     _regenerate = Signal()
     _warm = Signal()
+    _read_ahead = Signal()
     _close = Signal()
 
     def __init__(self, session: ChatSession, parent: QObject | None = None) -> None:
@@ -148,6 +169,7 @@ class ModelController(QObject):
         self._turn.connect(self.worker.run_turn)
         self._regenerate.connect(self.worker.regenerate)
         self._warm.connect(self.worker.warm)
+        self._read_ahead.connect(self.worker.read_ahead)
         self._close.connect(self.worker.close)
         self.busy = False
         self.worker.busy_changed.connect(self._set_busy)
@@ -172,6 +194,11 @@ class ModelController(QObject):
 
     def warm(self) -> None:
         self._warm.emit()
+
+    def read_ahead(self, draft: str) -> None:
+        """Read the prompt of what the user is writing, in the model's thread."""
+        self.worker.set_draft(draft)
+        self._read_ahead.emit()
 
     def cancel(self) -> None:
         """Thread-safe: the backend stops within one token."""

@@ -116,7 +116,7 @@ def test_turns_already_in_the_history_are_not_recalled_again(home, clock, past):
     agent = Agent(home, backend, clock=clock)
     run(agent, "I adopted a cat called Miso, she loves Lisbon sardines")
     run(agent, "Tell me about Miso the cat and Lisbon")
-    block = final_message(backend).split("<context>")[-1]
+    block = final_message(backend).split("<context>")[-1].split("</context>")[0]
     assert "Anna moved to Lisbon" in block  # old: recalled
     assert "adopted a cat" not in block  # in the history already
 
@@ -131,7 +131,7 @@ def test_memory_part_fits_the_budget_and_drops_the_oldest_long_term_entries_firs
     run(agent, "Where does my sister live now?")
     system = backend.prompts[-1][0]["content"]
     content = final_message(backend)
-    block = content.split("<context>\n", 1)[1].split("\n\nNotes for this reply", 1)[0].removesuffix("\n</context>")
+    block = content.split("<context>\n", 1)[1].split("\n</context>", 1)[0].split("\n\nNotes for this reply", 1)[0]
     fit = agent.memory_fit()
     used = backend.count_tokens(P.memory_sections(fit.bodies)) + backend.count_tokens(block)
     assert used <= 300

@@ -81,3 +81,26 @@ def test_a_year_old_home_recalls_no_more_than_a_month_old_one(tmp_path):
         assert 0 < year_hits <= RankSettings().max_recalled
         assert year_tokens <= month_tokens * 1.25 + 40  # the same bound, whatever the age
     assert max(tokens for _, tokens in year) < 700  # far below the 2,048 budget: only what the question needs
+
+
+def test_recall_ranks_by_words_only_as_deep_as_it_keeps_and_by_meaning_as_deep_as_the_budget(tmp_path, monkeypatch):
+    from companion.agent import recall as recall_module
+
+    asked: list = []
+    real_search = recall_module.search
+    monkeypatch.setattr(recall_module, "search", lambda index, query, *a: asked.append(query) or real_search(index, query, *a))
+    home = _home(tmp_path / "home", 20)
+    settings = Settings()
+    agent = Agent(home, None, settings, clock=lambda: datetime(2026, 12, 1, 12, tzinfo=timezone.utc), embedder=None)
+    try:
+        agent.recall.ready.wait(120)
+        for budget in (512, 2048):
+            settings.memory.prompt_budget_tokens = budget
+            ctx = agent.memory_context()
+            hits = agent.recall.hits_for("How is my knee after running?", ctx)
+            shown = recall_module.candidates_for(ctx.recall_budget, agent.recall.k)
+            kept = min(shown, agent.recall.settings.max_recalled)
+            assert asked[-1].k == 2 * kept and asked[-1].meaning_depth == 2 * shown
+            assert 0 < len(hits) <= kept and all("knee" in h.item.text for h in hits[:5])
+    finally:
+        agent.recall.close()

@@ -6,6 +6,7 @@ import errno
 import json
 import logging
 import os
+import time
 from datetime import date
 
 import pytest
@@ -140,3 +141,70 @@ def test_record_round_trip_keeps_unknown_keys():
 def test_malformed_records_are_rejected(bad):
     with pytest.raises(ValueError):
         Record.from_dict(bad)  # type: ignore[arg-type]
+
+
+def _parses(monkeypatch) -> list[str]:
+    """The day files actually parsed (a spy on the module's reader)."""
+    import companion.memory.daylog as daylog
+
+    parsed: list[str] = []
+    original = daylog.read_file
+
+    def spy(path):
+        parsed.append(path.name)
+        return original(path)
+
+    monkeypatch.setattr(daylog, "read_file", spy)
+    return parsed
+
+
+def test_a_day_read_again_is_parsed_again_only_when_its_file_changed(home, clock, monkeypatch):
+    log = DayLog(home.days, clock)
+    log.append("user", "yesterday")
+    clock.advance(days=1)
+    log.append("user", "today")
+    parsed = _parses(monkeypatch)
+    assert [r.text for r in log.tail(10)] == ["yesterday", "today"]
+    assert len(parsed) == 2
+    log.tail(10)
+    assert len(parsed) == 2  # nothing changed: nothing parsed
+    log.append("assistant", "an answer")
+    assert [r.text for r in log.tail(10)] == ["yesterday", "today", "an answer"]
+    assert len(parsed) == 3  # only today's file, which grew
+
+
+def test_a_day_file_rewritten_to_the_same_size_is_read_anew(home, clock):
+    log = DayLog(home.days, clock)
+    log.append("user", "my pin is 4321")
+    path = log.path_for(clock().date())
+    assert log.read_day(clock().date()).records[0].text == "my pin is 4321"
+    data = path.read_bytes().replace(b"4321", b"----")
+    swap = path.with_name("swap.tmp")
+    swap.write_bytes(data)
+    os.replace(swap, path)  # how every rewrite lands (forget, merge): a new file in its place
+    assert path.stat().st_size == len(data)
+    assert log.read_day(clock().date()).records[0].text == "my pin is ----"
+
+
+def test_records_handed_out_are_the_callers_list(home, clock):
+    log = DayLog(home.days, clock)
+    log.append("user", "one")
+    first = log.read_day(clock().date())
+    first.records.clear()
+    assert [r.text for r in log.read_day(clock().date()).records] == ["one"]
+
+
+def test_days_sees_a_file_added_to_a_month_listed_before(home, clock):
+    log = DayLog(home.days, clock)
+    log.append("user", "november")
+    clock.advance(days=40)
+    log.append("user", "january")
+    assert len(log.days()) == 2
+    november = log.path_for(date(2026, 12, 1)).parent.with_name("2026-11")
+    (november / "2026-11-30.jsonl").write_bytes((november / "2026-11-29.jsonl").read_bytes())  # a synced copy
+    assert [d.isoformat() for d in log.days()] == ["2026-11-29", "2026-11-30", "2027-01-08"]
+    old = time.time() - 60
+    os.utime(november, (old, old))  # the month settles: its list is kept from now on
+    log.days()
+    (november / "2026-11-28.jsonl").write_bytes((november / "2026-11-29.jsonl").read_bytes())
+    assert date(2026, 11, 28) in log.days()

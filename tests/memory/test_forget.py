@@ -42,6 +42,7 @@ def test_forget_everywhere_reaches_every_copy(home: Home, clock) -> None:
     index = SearchIndex(home)
     index.sync()
     assert search(index, SearchQuery("shellfish", k=5))
+    assert index.near_terms("shelfish") == ["shellfish"]
 
     MemoryRequests(store).forget("shellfish")
     counted = forget_everywhere(store, "shellfish", log, index, dry_run=True)
@@ -59,6 +60,9 @@ def test_forget_everywhere_reaches_every_copy(home: Home, clock) -> None:
     assert records[-1].role == "event" and records[-1].extra.get("tombstone") and "shellfish" not in records[-1].text
     assert [r.id for r in records[:3]] == ["2026-11-29#1", "2026-11-29#2", "2026-11-29#3"]  # ids and order kept
     assert not search(index, SearchQuery("shellfish", k=5))
+    # nor counted, nor offered as the close spelling of a typo
+    assert index.term_counts(["shellfish", "jazz"]) == {"shellfish": 0, "jazz": 3}
+    assert index.near_terms("shelfish") == [] and not search(index, SearchQuery("shelfish", k=5))
     assert "Talked about jazz" in digest.read_text(encoding="utf-8")
     assert (backup / "USER.md").exists()
 

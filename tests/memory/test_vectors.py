@@ -124,3 +124,15 @@ def test_wrong_query_size_is_a_clear_error(tmp_path: Path, rng: np.random.Genera
         store.search(np.ones(32, np.float32), 1)
     store.close()
     assert sqlite3.connect(tmp_path / "v.sqlite3").execute("SELECT count(*) FROM vectors").fetchone()[0] == 1
+
+
+@pytest.mark.parametrize("dim", [64, 192, 512])
+def test_hamming_prefilter_counts_every_differing_bit(rng: np.random.Generator, dim: int) -> None:
+    rows = rng.standard_normal((5000, dim)).astype(np.float32)
+    query = rng.standard_normal(dim).astype(np.float32)
+    bits = V._sign_bits(rows)
+    query_bits = V._sign_bits(query[None, :])[:, 0]
+    distance = ((rows > 0) != (query > 0)).sum(axis=1)  # the reference: bit by bit
+    chosen = V._hamming_nearest(bits, query_bits, 300)
+    cut = np.sort(distance)[299]
+    assert set(chosen.tolist()) == set(np.flatnonzero(distance <= cut).tolist())

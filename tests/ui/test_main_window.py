@@ -18,7 +18,7 @@ from companion.llm.scripted import ScriptedBackend
 from companion.memory.daylog import DayLog
 from companion.paths import Home
 from companion.settings import Settings
-from companion.ui.main_window import MainWindow
+from companion.ui.main_window import READ_AHEAD_MS, MainWindow
 from tests.ui.conftest import wait_idle
 
 
@@ -352,3 +352,35 @@ def test_the_built_in_model_is_named_in_the_users_language(qtbot, make_window, q
             qapp.removeTranslator(translator)
     english = make_window(backend)
     assert english.model_label.text().startswith(EMBEDDED_LABEL)
+
+
+def _draft_read(backend: ScriptedBackend, text: str) -> bool:
+    return any(p[-1]["role"] == "user" and p[-1]["content"].endswith(text) for p in backend.prefills)
+
+
+def test_a_pause_in_typing_reads_the_draft_ahead_and_sending_it_sends_that_prompt(qtbot, make_window) -> None:
+    backend = ScriptedBackend(["Hi!", "Sure."])
+    window = make_window(backend)
+    _send(qtbot, window, "I'm Ana and I live in Lyon.")
+    qtbot.keyClicks(window.composer.edit, "Where do I live?")
+    qtbot.waitUntil(lambda: _draft_read(backend, "Where do I live?"), timeout=5_000)
+    read = [p for p in backend.prefills if p[-1]["content"].endswith("Where do I live?")][-1]
+    qtbot.keyClick(window.composer.edit, Qt.Key.Key_Return)
+    wait_idle(qtbot, window)
+    assert backend.prompts[-1] == read
+    sent_at = len(backend.prefills)
+    qtbot.wait(READ_AHEAD_MS + 200)  # the composer emptied on sending: an empty draft is not read
+    assert all(p[-1]["role"] == "assistant" for p in backend.prefills[sent_at:])  # warmed for the next message only
+
+
+def test_a_draft_typed_while_a_reply_is_written_is_read_once_it_is_done(qtbot, make_window) -> None:
+    backend = ScriptedBackend(["one two three four five six seven eight nine ten eleven twelve"], delay=0.1)
+    window = make_window(backend)
+    window.composer.edit.setPlainText("Tell me a story")
+    qtbot.keyClick(window.composer.edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.controller.busy)
+    qtbot.keyClicks(window.composer.edit, "and then?")
+    qtbot.wait(READ_AHEAD_MS + 100)
+    assert window.controller.busy and not _draft_read(backend, "and then?")
+    wait_idle(qtbot, window)
+    qtbot.waitUntil(lambda: _draft_read(backend, "and then?"), timeout=5_000)

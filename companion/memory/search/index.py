@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 import logging
+import math
 import os
 import sqlite3
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
+import companion.memory.search.bm25 as bm25
 from companion.memory.search.sqlite_files import remove_database
 from companion.errors import CompanionError, FrontmatterError, SearchError
 from companion.memory.document import split_frontmatter
@@ -25,9 +29,8 @@ from companion.paths import LONG_TERM_FILES, Home
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 5  # 2: possessives index as their word ("Anna's" is anna); 3: items carry their text key; 4: irregular English forms index as their base ("went" is go); 5: digits and CJK beside each other are separate terms ("18岁生日")
+SCHEMA_VERSION = 6  # 2: possessives index as their word ("Anna's" is anna); 3: items carry their text key; 4: irregular English forms index as their base ("went" is go); 5: digits and CJK beside each other are separate terms ("18岁生日"); 6: a table of terms with their item counts
 INDEX_FILE = "search.sqlite3"
-TERM_COUNT_CACHE = 20_000  # terms whose item counts are kept
 _HEAD_BYTES = 4096
 T = TypeVar("T")
 
@@ -45,8 +48,8 @@ CREATE INDEX IF NOT EXISTS items_tkey ON items(tkey);
 CREATE INDEX IF NOT EXISTS items_day ON items(day);
 CREATE INDEX IF NOT EXISTS items_locator ON items(locator);
 CREATE TABLE IF NOT EXISTS hits(hkey TEXT PRIMARY KEY, count INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS terms(term TEXT PRIMARY KEY, items INTEGER NOT NULL) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(terms, tokenize='unicode61 remove_diacritics 2');
-CREATE VIRTUAL TABLE IF NOT EXISTS vocab USING fts5vocab(fts, 'row');
 """
 
 
@@ -77,8 +80,6 @@ class SearchIndex:
         self._dirty: set[Path] = set()
         self._last_sync = 0.0
         self._count: tuple[int, float] | None = None
-        self._term_counts: dict[str, int] = {}
-        self._term_counts_at = 0.0
         self.rebuilt = False  # True once this instance had to start over from an empty index
         self.generation = 0  # counts fresh starts of the file (row ids begin again after one)
 
@@ -134,7 +135,6 @@ class SearchIndex:
                 ) from exc
 
     def _discard(self) -> None:
-        self._term_counts = {}
         self.generation += 1
         db, self._db = self._db, None
         remove_database(db, self.path, "search index")
@@ -226,9 +226,7 @@ class SearchIndex:
             deleted: list[str] = []
             self._insert(db, _records_in(data[offset:end], source, deleted))
             for record_id in deleted:  # a message the user deleted is not recalled again
-                db.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM items WHERE kind='turn' AND locator=?)",
-                           (record_id,))
-                db.execute("DELETE FROM items WHERE kind='turn' AND locator=?", (record_id,))
+                _delete_items(db, "kind='turn' AND locator=?", (record_id,))
         consumed = max(end, offset)
         sha = hashlib.sha256(data[: min(consumed, _HEAD_BYTES)]).hexdigest()
         db.execute(
@@ -259,6 +257,7 @@ class SearchIndex:
 
     @staticmethod
     def _insert(db: sqlite3.Connection, items: Iterable[Item]) -> None:
+        added: Counter[str] = Counter()  # items holding each term
         for item in items:
             cur = db.execute(
                 "INSERT OR IGNORE INTO items(key, kind, source, locator, day, role, text, context, cites, ref, length, tkey)"
@@ -269,40 +268,38 @@ class SearchIndex:
             if cur.rowcount:
                 terms = index_terms(item.context + "\n" + item.text if item.context else item.text)
                 db.execute("INSERT INTO fts(rowid, terms) VALUES(?, ?)", (cur.lastrowid, " ".join(terms)))
+                added.update(set(terms))
+        if added:
+            db.executemany(
+                "INSERT INTO terms VALUES(?, ?) ON CONFLICT(term) DO UPDATE SET items = items + excluded.items",
+                added.items(),
+            )
 
     @staticmethod
     def _forget(db: sqlite3.Connection, source: str) -> None:
-        db.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM items WHERE source=?)", (source,))
-        db.execute("DELETE FROM items WHERE source=?", (source,))
+        _delete_items(db, "source=?", (source,))
         db.execute("DELETE FROM files WHERE source=?", (source,))
 
     # -- querying -------------------------------------------------------------
 
-    def term_counts(self, terms: list[str], max_age: float = 300.0) -> dict[str, int]:
-        """How many items hold each term (0 for unknown terms).
-
-        Counting reads the term's whole list of items (milliseconds for a common word in a big
-        index), so counts are kept a few minutes: they judge how common a word is, and a few
-        new items do not change that."""
-        now = time.monotonic()
-        if now - self._term_counts_at > max_age or len(self._term_counts) > TERM_COUNT_CACHE:
-            self._term_counts, self._term_counts_at = {}, now
-        missing = [t for t in dict.fromkeys(terms) if t not in self._term_counts]
+    def term_counts(self, terms: list[str]) -> dict[str, int]:
+        """How many items hold each term (0 for unknown terms), from the index's table of terms: one
+        lookup each, kept exact as items come and go (FTS5's own vocabulary reads a term's whole list
+        of items to count them, milliseconds for a common word in a big index)."""
+        wanted = list(dict.fromkeys(terms))
+        if not wanted:
+            return {}
 
         def action(db: sqlite3.Connection) -> dict[str, int]:
-            found = {t: 0 for t in missing}
-            for term in missing:
-                row = db.execute("SELECT doc FROM vocab WHERE term=?", (term,)).fetchone()
-                if row:
-                    found[term] = int(row[0])
+            found = dict.fromkeys(wanted, 0)
+            for start in range(0, len(wanted), 500):
+                part = wanted[start : start + 500]
+                marks = ",".join("?" * len(part))
+                found.update((t, int(n)) for t, n in db.execute(f"SELECT term, items FROM terms WHERE term IN ({marks})", part))
             return found
 
-        known = {t: self._term_counts[t] for t in terms if t in self._term_counts}
-        if missing:
-            found = self._guarded(action)  # may rebuild the index, which empties the cache
-            self._term_counts.update(found)
-            known.update(found)
-        return {t: known[t] for t in terms}
+        counts = self._guarded(action)
+        return {t: counts[t] for t in terms}
 
     def near_terms(self, term: str, limit: int = 3) -> list[str]:
         """Known terms one or two edits from `term` (typo tolerance), most frequent first."""
@@ -312,14 +309,14 @@ class SearchIndex:
 
         def action(db: sqlite3.Connection) -> list[str]:
             found: list[tuple[int, int, str]] = []
-            # terms starting like it, or like it without its first letter: each scanned term's count
-            # reads its item list, so a one-letter prefix would read much of the index
+            # terms starting like it, or like it without its first letter (a typo in the first letter)
             for prefix in {term[:2], term[1:3]}:
                 rows = db.execute(
-                    "SELECT term, doc FROM vocab WHERE term >= ? AND term < ?", (prefix, prefix + "\U0010ffff")
+                    "SELECT term, items FROM terms WHERE term >= ? AND term < ? AND length(term) BETWEEN ? AND ?",
+                    (prefix, prefix + "\U0010ffff", len(term) - allowed, len(term) + allowed),
                 )
                 for other, doc in rows:
-                    if abs(len(other) - len(term)) <= allowed and other != term:
+                    if other != term:
                         distance = edit_distance(term, other, allowed)
                         if distance <= allowed:
                             found.append((distance, -int(doc), other))
@@ -366,9 +363,13 @@ class SearchIndex:
             )
             params.append(limit + len(set(exclude)))
             return self._rows(sql, params, exclude)
+        fetch = limit + len(set(exclude))
+        if require_all and not any(t.endswith("*") for t in terms):
+            found = self._all_terms_scored_here(terms, expression, floor, fetch, exclude)
+            if found is not None:
+                return found
         # unfiltered: the best matches from FTS alone, then details for those rows only. bm25() by name, not
         # the `rank` column: the same scores in about 60% of the time (SQLite 3.40-3.46, 1,500 matches)
-        fetch = limit + len(set(exclude))
         sql = (
             "SELECT i.kind, i.source, i.locator, i.day, i.text, i.role, i.context, i.cites, i.ref, "
             "m.score, coalesce(h.count, 0) FROM "
@@ -379,11 +380,55 @@ class SearchIndex:
         )
         return self._rows(sql, [*params, fetch], exclude)
 
+    def _all_terms_scored_here(
+        self, terms: list[str], expression: str, floor: int, fetch: int, exclude: Iterable[str]
+    ) -> list[Candidate] | None:
+        """Items holding every term, scored by `bm25.scores` when few are expected to match (FTS5's bm25()
+        would first read each term's whole list of items); None: leave it to FTS5."""
+        counts = self.term_counts(terms)
+        if not all(counts.values()):
+            return None  # some term is in no item: FTS5 finds nothing at once
+
+        def action(db: sqlite3.Connection) -> list[tuple[int, float]] | None:
+            record = db.execute("SELECT block FROM fts_data WHERE id=?", (bm25.AVERAGES_ROWID,)).fetchone()
+            totals = bm25.averages(bytes(record[0])) if record else None
+            if totals is None:
+                return None
+            rows, tokens = totals
+            top = int(db.execute("SELECT coalesce(max(rowid), 0) FROM fts").fetchone()[0])
+            expected = max(0, top - floor) * math.prod(min(1.0, n / rows) for n in counts.values())
+            most = bm25.most_rows(counts.values())
+            if 2 * expected > most:  # an estimate (words taken as independent): keep well inside the limit
+                return None
+            found = db.execute(
+                "SELECT rowid, terms FROM fts WHERE fts MATCH ? AND rowid >= ? LIMIT ?", (expression, floor, most + 1)
+            ).fetchall()
+            if len(found) > most:
+                return None  # far more match than expected (words that go together)
+            return bm25.scores(found, counts, rows, tokens)
+
+        scored = self._guarded(action)
+        if scored is None:
+            return None
+        best = heapq.nsmallest(fetch, scored, key=lambda pair: (-pair[1], -pair[0]))
+        if not best:
+            return []
+        by_row = dict(best)
+        sql = (
+            "SELECT i.kind, i.source, i.locator, i.day, i.text, i.role, i.context, i.cites, i.ref, i.id, "
+            "coalesce(h.count, 0) FROM items i "
+            "LEFT JOIN hits h ON h.hkey = CASE i.kind WHEN 'turn' THEN i.locator ELSE NULL END "
+            f"WHERE i.id IN ({','.join('?' * len(by_row))})"
+        )
+        out = self._rows(sql, list(by_row), exclude, by_row)
+        out.sort(key=lambda c: -c.relevance)
+        return out
+
     def _newest_floor(self, terms: list[str], require_all: bool, cap: int) -> int:
         """The lowest rowid to rank so that about `cap` matching items remain (0: rank them all).
 
         Rowids grow as items are added, so the newest matches are kept; the share of matches is
-        assumed even over the index (word counts come from the FTS vocabulary)."""
+        assumed even over the index (word counts come from the table of terms)."""
         counts = [n for t, n in self.term_counts([t for t in terms if not t.endswith("*")]).items()]
         matches = (min(counts) if require_all else sum(counts)) if counts else 0
         if matches <= cap:
@@ -404,7 +449,7 @@ class SearchIndex:
             for kind, source, locator, day, text, role, context, cites, ref, score, hits in db.execute(sql, params):
                 if locator in skip:
                     continue
-                item = Item(kind, source, locator, day, text, role, context, json.loads(cites) if cites != "[]" else [], ref)
+                item = Item(kind, source, locator, day, text, role, context, _cites(cites), ref)
                 relevance = by_key[int(score)] if by_key is not None else float(score)
                 out.append(Candidate(item, relevance, int(hits)))
             if any(c.item.kind != "turn" for c in out):
@@ -445,7 +490,7 @@ class SearchIndex:
                 f"WHERE kind='turn' AND locator IN ({','.join('?' * len(wanted))})",
                 wanted,
             )
-            return [Item(k, s, loc, d, t, r, c, json.loads(ci), ref) for k, s, loc, d, t, r, c, ci, ref in rows]
+            return [Item(k, s, loc, d, t, r, c, _cites(ci), ref) for k, s, loc, d, t, r, c, ci, ref in rows]
 
         return self._guarded(action)
 
@@ -520,6 +565,12 @@ class SearchIndex:
 
         self._guarded(action)
 
+    def version(self) -> tuple[int, int, int]:
+        """Changes since this index was opened: fresh starts, rows this connection wrote, commits by others."""
+        return self._guarded(
+            lambda db: (self.generation, db.total_changes, db.execute("PRAGMA data_version").fetchone()[0])
+        )
+
     def count_cached(self, max_age: float = 60.0) -> int:
         """The number of items, re-counted at most once a minute (used to judge how common a word is)."""
         now = time.monotonic()
@@ -529,6 +580,24 @@ class SearchIndex:
 
     def count(self) -> int:
         return self._guarded(lambda db: int(db.execute("SELECT count(*) FROM items").fetchone()[0]))
+
+
+def _cites(stored: str) -> list[str]:
+    """An item's citations as stored (JSON); most items have none."""
+    return json.loads(stored) if stored != "[]" else []
+
+
+def _delete_items(db: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> None:
+    """Delete the items matching `where` from the items, the full-text index and the table of terms."""
+    rows = f"SELECT id FROM items WHERE {where}"
+    gone: Counter[str] = Counter()
+    for (terms,) in db.execute(f"SELECT terms FROM fts WHERE rowid IN ({rows})", params):
+        gone.update(set(terms.split()))
+    db.execute(f"DELETE FROM fts WHERE rowid IN ({rows})", params)
+    db.execute(f"DELETE FROM items WHERE {where}", params)
+    if gone:
+        db.executemany("UPDATE terms SET items = items - ? WHERE term = ?", [(n, t) for t, n in gone.items()])
+        db.executemany("DELETE FROM terms WHERE term = ? AND items <= 0", [(t,) for t in gone])
 
 
 class _transaction:

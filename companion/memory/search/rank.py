@@ -83,6 +83,7 @@ class SearchQuery:
     days: tuple[date, date] | None = None  # a time the query names (first and last day): boosted, not filtered
     time_words: tuple[str, ...] = ()  # the words that named that time: not searched for as text
     neighbours: bool = False  # also the turns just before and after the best matching turns (recall's context)
+    meaning_depth: int = 0  # meaning matches read before fusion, when more than k (and semantic_candidates)
 
 
 @dataclass
@@ -178,7 +179,7 @@ def search(
             searched = searched + other
     if meaning and semantic is not None:
         near = semantic.candidates(
-            query.text, max(settings.semantic_candidates, query.k), floor=floor_of(settings, semantic),
+            query.text, max(settings.semantic_candidates, query.k, query.meaning_depth), floor=floor_of(settings, semantic),
             kinds=query.kinds or None, since=query.since.isoformat() if query.since else None,
             until=query.until.isoformat() if query.until else None, exclude=query.exclude,
         )
@@ -399,12 +400,15 @@ def score_candidates(
     today = query.today or max((date.fromisoformat(c.item.day) for c in candidates if c.item.day), default=None)
     weight = settings.recent_query_weight if is_recency_query(query.text) else settings.recency_weight
     hits: list[Hit] = []
+    recencies: dict[tuple[str, str | None], float] = {}  # many candidates share a day
     for candidate in candidates:
         item = candidate.item
         relevance = candidate.relevance / top
         text_score = relevance * (settings.entry_boost if item.kind != "turn" else 1.0)
         text_score *= _context_boost(item, query, settings, speaker)
-        recency = _recency(item, today, settings.half_life_days)
+        recency = recencies.get((item.kind, item.day))
+        if recency is None:
+            recency = recencies[(item.kind, item.day)] = _recency(item, today, settings.half_life_days)
         if settings.decay == "multiply":
             score = text_score * recency
         elif settings.decay == "blend":
