@@ -25,7 +25,7 @@ from companion.memory.lexicon import lexicon
 from companion.memory.longterm import LongTermStore
 from companion.memory.search import Hit, RankSettings, SearchIndex, SearchQuery, search
 from companion.memory.search.semantic import SemanticChannel
-from companion.memory.search.tokenize import index_terms, query_terms
+from companion.memory.search.tokenize import query_terms
 from companion.memory.search.vectors import VectorStore, store_path
 from companion.paths import Home
 
