@@ -454,10 +454,11 @@ class Recall:
 
     def for_turn(self, text: str, ctx: TurnContext, budget: int | None = None) -> Packed:
         """The memory block for this message within `budget` tokens (default: the turn's recall budget;
-        empty when nothing fits). A draft of it recalled on the same memory is not recalled again."""
+        empty when nothing fits). A draft of it recalled on the same memory is not recalled again: its
+        block is the one the model read ahead, whatever budget the speed measured since would give."""
         budget = ctx.recall_budget if budget is None else budget
         draft, self._draft = self._draft, None
-        if draft is not None and draft.key == self._draft_key(text, ctx, budget) and time.monotonic() < draft.until:
+        if draft is not None and draft.key == self._draft_key(text, ctx) and time.monotonic() < draft.until:
             packed = draft.packed
         else:
             packed = self._recall(text, ctx, budget)
@@ -469,7 +470,7 @@ class Recall:
         """for_turn for what the user is still typing: the hits are not counted as used, and sending the
         same words on the same memory (history, long-term files, index) reuses them."""
         packed = self._recall(text, ctx, budget)
-        self._draft = _Draft(self._draft_key(text, ctx, budget), self.index.version(),
+        self._draft = _Draft(self._draft_key(text, ctx), self.index.version(),
                              time.monotonic() + DRAFT_KEPT_S, packed)
         return packed
 
@@ -495,11 +496,11 @@ class Recall:
         self._quiet_until = time.monotonic() + 1.0  # the reply is about to be generated: embedding waits
         return pack(self.hits_for(text, ctx), budget, ctx.count)
 
-    def _draft_key(self, text: str, ctx: TurnContext, budget: int) -> tuple[object, ...]:
+    def _draft_key(self, text: str, ctx: TurnContext) -> tuple[object, ...]:
         """What a recall depends on, the message's own id aside (a draft has none yet)."""
         channel = self.semantic
         return (
-            text, budget, ctx.today, frozenset(r.id for r in ctx.history) | ctx.replaced,
+            text, ctx.today, frozenset(r.id for r in ctx.history) | ctx.replaced,
             tuple(doc.body for doc in ctx.documents.values()), channel.label if channel is not None else None,
         )
 

@@ -6,8 +6,7 @@ import logging
 import threading
 import time
 from contextlib import closing
-from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Callable, Iterator
 
 from companion.agent import prompt as P
@@ -73,7 +72,7 @@ class Agent:
         self._pending_notes: list[str] = []
         self._busy = threading.Lock()
         self._pending_exchange: tuple[Record, Record | None, bool] | None = None
-        self._ahead: ReadAhead | None = None  # the prompt read while the user typed; it ends with the next turn
+        self._ahead: str | None = None  # the draft whose prompt was read while the user typed, until the next turn
         self.learner = self._make_learner() if self.settings.memory.auto_learn else None
         self.recall = Recall(home, self.store, embedder=embedder, busy=self._busy.locked, start=start_recall)
         self.tools.register(MEMORY_SEARCH_TOOL, lambda args: self.recall.tool(args, self.clock().date(), self.count_tokens))
@@ -144,7 +143,7 @@ class Agent:
         if backend is None:
             return
         ahead, self._ahead = self._ahead, None
-        if ahead is not None and self.read_ahead(ahead.text):  # the draft's prompt, on today's memory
+        if ahead is not None and self.read_ahead(ahead):  # the draft's prompt, on today's memory
             return
         try:
             backend.prefill(self.turn_context().messages(None))
@@ -157,7 +156,7 @@ class Agent:
         False when there was nothing to do (no model, a turn running, the same draft read already)."""
         text = draft.strip()
         backend = self.backend
-        if not text or backend is None or (self._ahead is not None and self._ahead.text == text):
+        if not text or backend is None or self._ahead == text:
             return False
         if not self._busy.acquire(blocking=False):  # a reply is being written: its turn comes first
             return False
@@ -168,14 +167,13 @@ class Agent:
             now = self.clock()
             record = Record(f"{now.date().isoformat()}#0", now.isoformat(timespec="milliseconds"), "user", text)
             notes = list(self._pending_notes)
-            if previous is None or previous.day != now.date():  # the notes the day's first message will fire
+            if _opens_day(previous, now.date()):  # the notes the day's first message will fire
                 notes.extend(t.action for t in self.triggers.due(self._triggers(documents["SOUL.md"]), "first_message_of_day"))
             plain = P.render_final_user(record, [], notes, previous)
             ctx = self.turn_context(records, documents, reserve=self.count_tokens(plain), message=record)
-            budget = self._recall_budget(ctx)
-            packed = self._recall(text, ctx, budget, draft=True)
+            packed = self._recall(text, ctx, self._recall_budget(ctx), draft=True)
             final: Message = {"role": "user", "content": P.render_final_user(record, _blocks(packed), notes, previous)}
-            self._ahead = ReadAhead(text, budget)
+            self._ahead = text
             backend.prefill(ctx.messages(final))
             return True
         except CompanionError as exc:
@@ -228,10 +226,10 @@ class Agent:
             yield from self._turn(text)
 
     def _turn(self, text: str) -> Iterator[TurnEvent]:
-        ahead, self._ahead = self._ahead, None
+        self._ahead = None
         records = self.context.history_records()  # the turn's one day-log read, before this message is logged
         previous = _last_user(records)
-        first_today = previous is None or previous.day != self.clock().date()
+        first_today = _opens_day(previous, self.clock().date())
         private = self.privacy.fields()
         self.recall.before_message()  # a draft recalled on memory that changed since is recalled again
         user_record = self.daylog.append("user", text, **private)
@@ -273,9 +271,7 @@ class Agent:
             return
         plain = P.render_final_user(user_record, [], notes, previous)
         ctx = self.turn_context(records, documents, reserve=self.count_tokens(plain), message=user_record)
-        # the budget the draft was read with: the speed measured meanwhile must not change the block
-        budget = ahead.budget if ahead is not None and ahead.text == text else self._recall_budget(ctx)
-        packed = self._recall(text, ctx, budget)
+        packed = self._recall(text, ctx, self._recall_budget(ctx))
         hits = tuple(h.to_dict() for h in packed.hits)
         if hits:
             yield Recalled(hits=hits)
@@ -425,12 +421,9 @@ def _own_calls(calls: list[ToolCall], tools: list[dict[str, Any]] | None, messag
     return own
 
 
-@dataclass(frozen=True)
-class ReadAhead:
-    """A draft whose prompt was read into the model while the user typed, and the recall budget it was read with."""
-
-    text: str
-    budget: int
+def _opens_day(previous: Record | None, today: date) -> bool:
+    """A message after `previous` is the day's first."""
+    return previous is None or previous.day != today
 
 
 def _last_user(records: list[Record]) -> Record | None:

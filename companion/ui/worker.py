@@ -39,7 +39,7 @@ class ModelWorker(QObject):
         self.session = session
         self.auto_warm = True  # warm the prompt prefix after loading and after each turn
         self.closing = False  # set from the GUI thread at quit: skip queued warm-ups
-        self.draft: str | None = None  # set from the GUI thread: the text to read ahead
+        self._draft: str | None = None  # set from the GUI thread: the text to read ahead
         self._draft_lock = threading.Lock()
 
     @Slot(object)
@@ -95,13 +95,13 @@ class ModelWorker(QObject):
     def set_draft(self, draft: str) -> None:
         """Any thread: the text the next read_ahead reads."""
         with self._draft_lock:
-            self.draft = draft
+            self._draft = draft
 
     @Slot()
     def read_ahead(self) -> None:
         """The latest draft only: pauses queued while a reply was written collapse into one reading."""
         with self._draft_lock:
-            draft, self.draft = self.draft, None
+            draft, self._draft = self._draft, None
         if draft is None or self.closing:
             return
         try:

@@ -173,8 +173,10 @@ def test_sending_the_draft_unchanged_reuses_its_recall(home, clock, past):
     agent = Agent(home, backend, clock=clock)
     searched = counting_recalls(agent)
     agent.read_ahead(QUESTION)
+    backend.speed = 20.0  # measured meanwhile: a fresh recall would get a smaller block
     list(agent.run_turn(QUESTION))
     assert searched == [QUESTION]
+    assert backend.prompts[-1] == backend.prefills[-1]  # the block the model read ahead
     assert "Lisbon" in backend.prompts[-1][-1]["content"]
     agent.read_ahead("And my brother?")
     list(agent.run_turn("And my brother? Where is he?"))  # changed: recalled again
